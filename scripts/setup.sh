@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what marft needs beyond `npm ci`:
+#   - OpenBLAS (Debian's libopenblas0-pthread), which the embedded engine calls through koffi;
+#     without it the engine runs on a portable (slower) path and says so once.
+#   - .venv-oracle: a Python virtual environment with torch 2.13.0 (CPU), transformers, peft and
+#     safetensors. Only the test oracles and the PyTorch side of the benchmarks use it; training
+#     never needs Python.
+# Safe to run again: each step is skipped when already done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! ldconfig -p 2>/dev/null | grep -q 'libopenblas\.so\.0'; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    echo "[setup] installing libopenblas0-pthread"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libopenblas0-pthread >/dev/null
+  else
+    echo "[setup] OpenBLAS not found and apt-get unavailable (or not root): install libopenblas0-pthread yourself; the engine will use its portable path meanwhile"
+  fi
+fi
+
+VENV=.venv-oracle
+if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import torch, transformers, peft, safetensors' 2>/dev/null; then
+  echo "[setup] creating $VENV (torch 2.13.0 CPU, transformers, peft, safetensors)"
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q --disable-pip-version-check torch==2.13.0
+  "$VENV/bin/pip" install -q --disable-pip-version-check 'transformers==5.24.0' 'peft==0.21.2' 'safetensors==0.8.0' numpy
+fi
+echo "[setup] done"

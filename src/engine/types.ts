@@ -1,0 +1,175 @@
+// The narrow engine interface (../shared/docs/architecture.md, "The split").
+//
+// This file and src/engine/index.ts are all that code above the engine imports. Everything a
+// step needs travels in the request, so the same interface can later be served by a PyTorch
+// worker over a socket. Engines hold no algorithm code: every loss is computed in TypeScript
+// from the per-token log-probs and values returned here, and its gradient with respect to
+// those per-token quantities is handed back through `backward`.
+//
+// Shape conventions: one Float32Array per sequence; `logprobs[b][k]` and `values[b][k]` are
+// aligned with the scored tokens of sequence b (see ScoreRequest).
+
+export type Architecture = 'llama' | 'qwen2' | 'qwen3';
+
+/** A decoder's hyper-parameters, read from (and written back to) a Hugging Face config.json. */
+export interface ModelConfig {
+  architecture: Architecture;
+  vocabSize: number;
+  hiddenSize: number;
+  intermediateSize: number;
+  numHiddenLayers: number;
+  numAttentionHeads: number;
+  numKeyValueHeads: number;
+  /** Per-head width; hiddenSize / numAttentionHeads unless the config sets head_dim (Qwen3). */
+  headDim: number;
+  rmsNormEps: number;
+  ropeTheta: number;
+  maxPositionEmbeddings: number;
+  tieWordEmbeddings: boolean;
+  /** Biases on q/k/v projections (Qwen2). */
+  attentionBias: boolean;
+  /** Per-head RMSNorm on q and k before RoPE (Qwen3). */
+  qkNorm: boolean;
+  bosTokenId: number | null;
+  eosTokenIds: number[];
+}
+
+/** The linear layers LoRA may wrap, named as PEFT's target_modules name them. */
+export type LinearModule = 'q_proj' | 'k_proj' | 'v_proj' | 'o_proj' | 'gate_proj' | 'up_proj' | 'down_proj';
+export const ALL_LINEAR_MODULES: readonly LinearModule[] = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'];
+
+export interface LoraConfig {
+  rank: number;
+  alpha: number;
+  /** Default: all linear layers of attention and MLP. */
+  targetModules: LinearModule[];
+}
+
+/**
+ * A centralised critic (spec section 4): either its own LoRA adapter over the base plus a linear
+ * head hidden→1 (the paper), or the frozen base plus a trainable MLP head hidden→h1→…→1 (the
+ * reference code uses [1024, 512]; MAS-OPD's MARFT runs use [64]).
+ */
+export type ValueHeadSpec =
+  | { kind: 'lora-critic'; lora: LoraConfig }
+  | { kind: 'mlp'; hidden: number[] };
+
+/** What a forward pass runs through: the frozen base, a policy adapter, or a critic. */
+export type Target =
+  | { kind: 'base' }
+  | { kind: 'adapter'; name: string }
+  | { kind: 'critic'; name: string };
+
+/** What an optimiser step updates: an adapter, a critic (adapter and head), or the base itself. */
+export type Trainable = { kind: 'adapter'; name: string } | { kind: 'critic'; name: string } | { kind: 'base' };
+
+export interface SampleParams {
+  /** 0 means greedy decoding. */
+  temperature: number;
+  /** 1 = off. */
+  topP: number;
+  /** 0 = off. */
+  topK: number;
+  maxNewTokens: number;
+  stopTokenIds: number[];
+  /** Checked on the decoded text of the generated tokens; needs the engine's decoder. */
+  stopStrings: string[];
+  /** Same seed, same prompts, same params → the same tokens. */
+  seed: number;
+}
+
+export type StopReason = 'stop_token' | 'stop_string' | 'max_tokens' | 'context_full';
+
+export interface SampleResult {
+  /** Generated tokens, including the stop token when one ended the sequence. */
+  tokens: number[];
+  /** log-prob of each generated token under the distribution it was drawn from (after temperature, top-k, top-p). */
+  logprobs: number[];
+  stopReason: StopReason;
+}
+
+/**
+ * A sequence to score. logprobs[k] = log p(tokens[scoreFrom + k] | tokens[0 .. scoreFrom + k - 1]),
+ * k = 0 .. tokens.length - scoreFrom - 1; values[k] is the critic's value at the same position,
+ * i.e. of the state tokens[0 .. scoreFrom + k - 1] (so values[0] is the value of the prompt).
+ */
+export interface ScoreRequest {
+  tokens: number[];
+  /** >= 1. */
+  scoreFrom: number;
+}
+
+export interface ForwardOptions {
+  /** Log-probs are of softmax(logits / temperature), as in sampling; 0 or 1 means unscaled. */
+  temperature?: number;
+  /** Keep activations so that `backward` can run on this pass. */
+  retainGraph?: boolean;
+}
+
+export interface ForwardOutput {
+  /** For base and adapter targets. */
+  logprobs?: Float32Array[];
+  /** For critic targets. */
+  values?: Float32Array[];
+  /** Present when retainGraph was set; consumed by exactly one backward call. */
+  handle?: GraphHandle;
+}
+
+export interface GraphHandle {
+  readonly id: number;
+}
+
+/** dL/dlogprob and dL/dvalue per scored token, shaped like the forward output. */
+export interface BackwardGrads {
+  dLogprobs?: Float32Array[];
+  dValues?: Float32Array[];
+}
+
+export interface OptimParams {
+  lr: number;
+  beta1: number;
+  beta2: number;
+  eps: number;
+  weightDecay: number;
+  /** Clip the global gradient norm of this trainable to this value; 0 = no clipping. */
+  maxGradNorm: number;
+}
+
+export interface OptimResult {
+  /** Global L2 norm of the gradient before clipping. */
+  gradNorm: number;
+}
+
+/** The engine: all tensor work. Every method may be served remotely, hence async. */
+export interface Engine {
+  readonly config: ModelConfig;
+
+  createAdapter(name: string, lora: LoraConfig, seed: number): Promise<void>;
+  /** PEFT format: adapter_config.json + adapter_model.safetensors. */
+  loadAdapter(name: string, dir: string): Promise<void>;
+  saveAdapter(name: string, dir: string): Promise<void>;
+  deleteAdapter(name: string): Promise<void>;
+  listAdapters(): string[];
+
+  createCritic(name: string, spec: ValueHeadSpec, seed: number): Promise<void>;
+  loadCritic(name: string, dir: string): Promise<void>;
+  saveCritic(name: string, dir: string): Promise<void>;
+
+  /** Full-parameter training of the base (small models trained from scratch). */
+  setBaseTrainable(trainable: boolean): void;
+  /** Hugging Face model folder (config.json, model.safetensors, generation_config.json). */
+  saveBase(dir: string): Promise<void>;
+
+  sample(target: Target, prompts: number[][], params: SampleParams): Promise<SampleResult[]>;
+  forward(target: Target, batch: ScoreRequest[], options?: ForwardOptions): Promise<ForwardOutput>;
+  /** Accumulates gradients into the trainable parameters behind the handle's target. */
+  backward(handle: GraphHandle, grads: BackwardGrads): Promise<void>;
+  /** Applies AdamW to the accumulated gradients, then zeroes them. */
+  optimStep(trainable: Trainable, params: OptimParams): Promise<OptimResult>;
+  zeroGrad(trainable: Trainable): Promise<void>;
+  /** Optimiser moments and step count, so a resumed run continues exactly. */
+  saveOptimizerState(trainable: Trainable, file: string): Promise<void>;
+  loadOptimizerState(trainable: Trainable, file: string): Promise<void>;
+
+  dispose(): Promise<void>;
+}
