@@ -1,0 +1,55 @@
+// Typed rollout records (the contract between the Flex-MG runtime and every training algorithm).
+//
+// An episode is a sequence of environment steps t = 0..T-1; inside a step the agents act in a
+// topological order of the dependency graph D (spec section 1). Each agent action keeps the exact
+// token ids the policy saw and sampled (never re-tokenised), so the trainer can rebuild the scored
+// sequence `promptTokens ++ actionTokens` and assign credit per action or per token.
+import type { StopReason } from '../engine/types.ts';
+
+export interface ActionRecord {
+  /** Agent name, e.g. "planner". */
+  agent: string;
+  /** Position of this action inside its environment step (0 = first agent to act). */
+  agentIndex: number;
+  /** Environment step (turn) t. */
+  step: number;
+  /** Which policy acted: an adapter name, or "base" for the frozen base model. */
+  policy: string;
+  /** Exact observation token ids given to the policy (rendered chat, generation prompt included). */
+  promptTokens: number[];
+  /** Exact sampled token ids. */
+  actionTokens: number[];
+  /** Per action token: log-prob under the distribution it was drawn from (behaviour policy). */
+  behaviourLogprobs: number[];
+  stopReason: StopReason;
+  /** Decoded action text, for environments and logs. */
+  text: string;
+  /** Reward credited to this action (team share and/or role-local reward, per the reward config). */
+  reward: number;
+}
+
+export interface StepRecord {
+  t: number;
+  /** Team reward of this environment step (spec section 3: broadcast to every turn). */
+  teamReward: number;
+  /** True when the episode ended after this step (termination rule or horizon). */
+  done: boolean;
+  /** Environment feedback shown to the agents at the next step, if any. */
+  feedback?: string;
+}
+
+export interface Episode {
+  problemId: string;
+  /** Every agent action in execution order: step-major, then agentIndex. */
+  actions: ActionRecord[];
+  steps: StepRecord[];
+  /** Final outcome used for evaluation (e.g. 1 if the final answer is correct). */
+  score: number;
+  /** Environment-specific details (extracted answer, test results, ...), JSON-serialisable. */
+  info: Record<string, unknown>;
+}
+
+/** The scored sequence of an action: logprobs/values of the action tokens start at scoreFrom. */
+export function actionSequence(a: ActionRecord): { tokens: number[]; scoreFrom: number } {
+  return { tokens: [...a.promptTokens, ...a.actionTokens], scoreFrom: a.promptTokens.length };
+}
