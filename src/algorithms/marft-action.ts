@@ -1,0 +1,16 @@
+// Action-level MARFT (spec section 4): each agent's action is one timestep, scored in its own
+// prompt (which contains its predecessors' messages: predecessor-conditioned PPO); one centralised
+// critic; GAE across agents then environment steps; shared or per-agent policy adapters.
+import { centralisedCritic, policyAdapters, type Algorithm } from './types.ts';
+
+export const marftAction: Algorithm = {
+  name: 'marft-action',
+  summary: 'action-level MARFT: predecessor-conditioned PPO with a centralised critic',
+  plan: (agents, config) => ({
+    level: 'action',
+    policies: policyAdapters(agents, config.policy.parameterSharing),
+    critics: centralisedCritic(agents),
+    chain: 'joint',
+    outcomeReward: false,
+  }),
+};

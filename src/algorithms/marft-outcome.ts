@@ -1,0 +1,16 @@
+// Trajectory-level MARFT (spec section 4): outcome-only rewards (GRPO/DAPO style) fit as
+// action-level optimisation with the reward at the end: each episode's rewards move to its final
+// action, and action-level GAE carries the credit back through the agents and steps.
+import { centralisedCritic, policyAdapters, type Algorithm } from './types.ts';
+
+export const marftOutcome: Algorithm = {
+  name: 'marft-outcome',
+  summary: 'trajectory-level MARFT: the outcome reward at the last action, action-level PPO',
+  plan: (agents, config) => ({
+    level: 'action',
+    policies: policyAdapters(agents, config.policy.parameterSharing),
+    critics: centralisedCritic(agents),
+    chain: 'joint',
+    outcomeReward: true,
+  }),
+};

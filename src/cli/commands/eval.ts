@@ -1,0 +1,61 @@
+// `marft eval CONFIG --checkpoint DIR`: scores a checkpoint's agents on held-out problems.
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { parseArgs, stringFlag } from '../args.ts';
+import { UserError } from '../errors.ts';
+import { loadConfig } from '../../config/load.ts';
+import { ConfigError } from '../../config/schema-dsl.ts';
+import { latestCheckpoint, loadCheckpoint, readCheckpointState } from '../../rl/checkpoint.ts';
+import { basePolicies, evaluatePolicies } from '../../rl/evaluate.ts';
+import { buildRun } from '../../rl/run-setup.ts';
+import { planFor } from '../../rl/trainer.ts';
+
+export const summary = 'score a checkpoint on held-out problems (CONFIG --checkpoint DIR [--base])';
+
+const HELP = `usage: marft eval CONFIG --checkpoint DIR [--base]
+
+Decodes every held-out problem of CONFIG's task once per evaluation seed (eval.seeds, at
+eval.temperature) with the agents of checkpoint DIR (a RUN/checkpoints/step-N folder, or a run
+folder: its latest checkpoint), and prints a table and one JSON line
+{"score", "perSeed", "problems", "step", "checkpoint"}. --base also scores the untrained system.`;
+
+export async function run(args: string[]): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log(HELP);
+    return 0;
+  }
+  const parsed = parseArgs(args, { string: ['checkpoint'], boolean: ['base'] });
+  const [file, ...extra] = parsed.positionals;
+  if (!file || extra.length > 0) throw new UserError('expected exactly one CONFIG file (see --help)');
+  const given = stringFlag(parsed, 'checkpoint');
+  if (!given) throw new UserError('--checkpoint is required');
+  try {
+    let ckpt = resolve(given);
+    if (!existsSync(join(ckpt, 'state.json'))) {
+      const latest = await latestCheckpoint(ckpt);
+      if (!latest) throw new UserError(`${given} is neither a checkpoint (no state.json) nor a run folder with checkpoints`);
+      ckpt = latest;
+    }
+    const config = await loadConfig(file);
+    const runDir = dirname(dirname(ckpt));
+    const { engine, bundle } = await buildRun(config, existsSync(join(runDir, 'base')) ? runDir : undefined);
+    const state = await readCheckpointState(ckpt);
+    await loadCheckpoint(engine, ckpt, { optimiser: false });
+    const plan = planFor(config, bundle.task);
+    const rows: [string, number, number[]][] = [];
+    if (parsed.flags.has('base')) {
+      const base = await evaluatePolicies(engine, bundle.task, config, basePolicies(bundle.task));
+      rows.push(['untrained', base.score, base.perSeed]);
+    }
+    const result = await evaluatePolicies(engine, bundle.task, config, plan.policies);
+    rows.push([`step ${state.step}`, result.score, result.perSeed]);
+    console.log(`${'system'.padEnd(12)} ${'score'.padStart(7)}  per seed`);
+    for (const [name, score, perSeed] of rows) console.log(`${name.padEnd(12)} ${score.toFixed(4).padStart(7)}  ${perSeed.map((x) => x.toFixed(3)).join(' ')}`);
+    console.log(JSON.stringify({ score: result.score, perSeed: result.perSeed, problems: result.problems, step: state.step, checkpoint: ckpt, ...(rows.length > 1 ? { base: rows[0]![1] } : {}) }));
+    await engine.dispose();
+    return 0;
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UserError(err.message);
+    throw err;
+  }
+}

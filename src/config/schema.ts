@@ -1,0 +1,107 @@
+// The training configuration: every setting of spec section 4 is a key, with the App. B defaults.
+// docs/config.md is generated from this file (src/config/docs.ts); test/config checks it is current.
+import { ALL_LINEAR_MODULES } from '../engine/types.ts';
+import { ACTION_NORMALISATIONS } from '../rl/action-normalisation.ts';
+import { VALUE_LOSS_KINDS } from '../rl/losses/value-loss.ts';
+import { SCHEDULE_KINDS } from '../rl/schedules.ts';
+import { bool, int, num, numbers, obj, oneOf, record, someOf, str, type Infer } from './schema-dsl.ts';
+
+export const ALGORITHMS = ['marft-action', 'marft-token', 'ippo', 'marft-outcome'] as const;
+export type AlgorithmName = (typeof ALGORITHMS)[number];
+
+const optimiser = (who: string, schedule: 'cosine' | 'constant', finalRatio: number, lr = 5e-6) =>
+  obj(`AdamW and learning-rate schedule of the ${who}`, {
+    lr: num('peak learning rate', lr, { min: 0 }),
+    weightDecay: num('decoupled weight decay', 0.01, { min: 0 }),
+    beta1: num('Adam β1', 0.9, { min: 0, max: 1 }),
+    beta2: num('Adam β2', 0.999, { min: 0, max: 1 }),
+    eps: num('Adam ε', 1e-8, { min: 0 }),
+    maxGradNorm: num('clip the global gradient norm to this value (0 = off)', 1.0, { min: 0 }),
+    schedule: oneOf('learning-rate schedule after warmup', SCHEDULE_KINDS, schedule),
+    warmupRatio: num('warmup proportion of the optimiser steps (linear ramp)', 0.001, { min: 0, max: 1 }),
+    finalRatio: num('cosine only: final / initial learning rate', finalRatio, { min: 0, max: 1 }),
+  });
+
+export const configSchema = obj('a MARFT training run', {
+  seed: int('run seed: every step derives its sampling seed from (seed, step)', 0),
+  algorithm: oneOf(
+    'marft-action: action-level MARFT (predecessor-conditioned PPO, centralised critic); marft-token: token-level MARFT; ippo: independent policy and critic per agent; marft-outcome: trajectory-level variant (outcome reward at the episode end)',
+    ALGORITHMS,
+    'marft-action',
+  ),
+  task: obj('what the agents are trained on', {
+    name: str('a registered task (see docs/training.md): built in are coordination-game and bandit', 'coordination-game'),
+    options: record("the task's own options (its docs list them)"),
+  }),
+  model: obj('the engine and its model', {
+    engine: oneOf('embedded: the TypeScript engine on a Hugging Face checkpoint; tabular: a lookup-table policy for sanity checks of the RL maths', ['embedded', 'tabular'] as const, 'embedded'),
+    path: str('Hugging Face model folder for the embedded engine ("" = the task builds or names its own model)', ''),
+    precision: oneOf('compute precision (the paper: bf16; the embedded engine computes in fp32 on the CPU)', ['fp32', 'bf16'] as const, 'fp32'),
+  }),
+  policy: obj('the agents’ policies', {
+    parameterSharing: bool('true: one policy adapter for all agents (2 adapters with the critic); false: one per agent (n + 1)', true),
+    loraRank: int('LoRA rank', 32, 1),
+    loraAlpha: num('LoRA alpha', 16, { min: 0, minExclusive: true }),
+    targetModules: someOf('linear layers LoRA wraps (default: all)', ALL_LINEAR_MODULES, [...ALL_LINEAR_MODULES]),
+  }),
+  critic: obj('the centralised critic (IPPO: one per agent)', {
+    kind: oneOf('lora-critic: a LoRA critic adapter + linear value head (the paper); mlp: frozen base + MLP head (the reference code)', ['lora-critic', 'mlp'] as const, 'lora-critic'),
+    mlpHidden: numbers('hidden sizes of the MLP head (reference code [1024, 512]; MAS-OPD runs [64])', [1024, 512], { min: 1, integer: true }),
+    loraRank: int('rank of the critic adapter', 32, 1),
+    loraAlpha: num('alpha of the critic adapter', 16, { min: 0, minExclusive: true }),
+    warmupSteps: int('steps at the start that train only the critic (the actor is frozen)', 0),
+    valueLoss: oneOf('value regression loss', VALUE_LOSS_KINDS, 'mse'),
+    huberDelta: num('Huber δ', 1.0, { min: 0, minExclusive: true }),
+    valueClip: num('clip of the new values around the old ones in the value loss (0 = off)', 0.2, { min: 0 }),
+    epochs: int('critic passes over each batch', 1, 1),
+    optim: optimiser('critic', 'constant', 1.0),
+  }),
+  actor: obj('the PPO update of the policies', {
+    clipLow: num('PPO clip ε below 1', 0.2, { min: 0, max: 1 }),
+    clipHigh: num('PPO clip ε above 1', 0.2, { min: 0 }),
+    klCoef: num('coefficient of the KL penalty against the frozen base (0 = off, no reference pass)', 0.1, { min: 0 }),
+    klEstimator: oneOf('KL estimator', ['k3'] as const, 'k3'),
+    recomputeLogprobs: bool('recompute the old (proximal) log-probs with a forward pass instead of using the sampler’s', true),
+    decoupled: bool('decoupled loss: weight each unit by min(π_prox / π_behaviour, behaviourCap)', true),
+    behaviourCap: num('cap of the behaviour importance weights', 5, { min: 1 }),
+    actionNormalisation: oneOf('action log-prob: sum of token log-probs, or divided by the token count or the word count', ACTION_NORMALISATIONS, 'sum'),
+    agentByAgent: bool('update one agent per interval, cycling in execution order (the others’ actions are not trained on)', false),
+    agentInterval: int('steps per agent when agentByAgent is on', 1, 1),
+    epochs: int('PPO epochs over each batch', 1, 1),
+    minibatches: int('PPO minibatches per epoch', 1, 1),
+    optim: optimiser('actor', 'cosine', 0.05),
+  }),
+  advantage: obj('credit assignment', {
+    gamma: num('γ: discount between environment steps (token level: γ_a)', 0.99, { min: 0, max: 1 }),
+    lambda: num('GAE λ', 0.95, { min: 0, max: 1 }),
+    gammaAgent: num('discount between agents inside a step (1 = none across an agent boundary, as the paper; the reference code uses γ)', 1.0, { min: 0, max: 1 }),
+    gammaToken: num('token level only: γ_w between the tokens of one action', 1.0, { min: 0, max: 1 }),
+    normaliseRewards: bool('whiten the action rewards over the batch', true),
+    normaliseAdvantages: bool('whiten the advantages over the batch', true),
+  }),
+  rollout: obj('sampling of training episodes', {
+    batchSize: int('problems per training step', 256, 1),
+    rolloutsPerPrompt: int('episodes sampled per problem', 1, 1),
+    temperature: num('sampling temperature', 1.0, { min: 0 }),
+    topP: num('nucleus sampling (1 = off)', 1.0, { min: 0, max: 1, minExclusive: true }),
+    topK: int('top-k sampling (0 = off)', 0),
+    maxNewTokens: int('per-agent generation cap (maths Duo 12,288, Trio 8,192, Quad 6,144; coding 13,824 / 9,216 / 6,912)', 12288, 1),
+    maxPromptTokens: int('input cap (maths 1,024; coding 4,096)', 1024, 1),
+  }),
+  train: obj('the loop', {
+    steps: int('training steps (rollout + update)', 100, 1),
+    microBatchTokens: int('cap on the tokens of one forward/backward micro-batch', 32768, 1),
+    checkpointEvery: int('write a checkpoint every N steps (and at the end)', 10, 1),
+    keepCheckpoints: int('checkpoints kept on disk (older ones are deleted)', 2, 1),
+    evalEvery: int('score held-out problems every N steps (0 = only before and after)', 0),
+  }),
+  eval: obj('held-out evaluation (spec section 7)', {
+    temperature: num('sampling temperature', 0.6, { min: 0 }),
+    topP: num('nucleus sampling (1 = off)', 1.0, { min: 0, max: 1, minExclusive: true }),
+    topK: int('top-k (0 = off)', 0),
+    seeds: int('decode every problem once per seed; the score is the mean of the per-seed averages', 5, 1),
+    problems: int('held-out problems scored (0 = all the task offers)', 0),
+  }),
+});
+
+export type MarftConfig = Infer<typeof configSchema>;

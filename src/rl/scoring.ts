@@ -1,0 +1,47 @@
+// Forward passes over the training batch in micro-batches capped in tokens: old critic values,
+// frozen-reference and proximal log-probs (no graphs kept).
+import type { Engine, Target } from '../engine/types.ts';
+import type { CreditLevel } from '../algorithms/types.ts';
+import { microBatches, type TrainAction } from './train-batch.ts';
+
+/** The sequence the critic scores: the whole action (token level) or the prompt plus one token (action level: only V(prompt) is needed). */
+export function criticRequest(a: TrainAction, level: CreditLevel): { tokens: number[]; scoreFrom: number } {
+  return level === 'token' ? { tokens: a.tokens, scoreFrom: a.scoreFrom } : { tokens: a.tokens.slice(0, a.scoreFrom + 1), scoreFrom: a.scoreFrom };
+}
+
+/** Runs `target` over the actions, micro-batch by micro-batch, handing each output back. */
+export async function scoreActions(
+  engine: Engine,
+  target: Target,
+  actions: TrainAction[],
+  request: (a: TrainAction) => { tokens: number[]; scoreFrom: number },
+  capTokens: number,
+  temperature: number,
+  store: (a: TrainAction, logprobs: Float32Array | undefined, values: Float32Array | undefined) => void,
+): Promise<void> {
+  for (const mb of microBatches(actions, (a) => request(a).tokens.length, capTokens)) {
+    const out = await engine.forward(target, mb.map(request), { temperature });
+    mb.forEach((a, b) => store(a, out.logprobs?.[b], out.values?.[b]));
+  }
+}
+
+/** Old values of every action from its critic. */
+export async function fillValues(engine: Engine, actions: TrainAction[], level: CreditLevel, capTokens: number): Promise<void> {
+  for (const [critic, group] of groupBy(actions, (a) => a.critic)) {
+    await scoreActions(engine, { kind: 'critic', name: critic }, group, (a) => criticRequest(a, level), capTokens, 1, (a, _lp, values) => {
+      if (!values) throw new Error(`critic '${critic}' returned no values`);
+      a.values_K = values;
+    });
+  }
+}
+
+export function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    let list = out.get(k);
+    if (!list) out.set(k, (list = []));
+    list.push(item);
+  }
+  return out;
+}

@@ -1,0 +1,68 @@
+// What the trainer drives: a task owns its problems (train and held-out), its workflow of agents
+// and its environment, and turns policies into Episodes (src/workflow/trajectory.ts). The Flex-MG
+// runtime (src/workflow/rollout.ts) is one way to implement `rollout`; the toy tasks in
+// ./toy-tasks.ts implement it directly on token ids.
+import type { Engine } from '../engine/types.ts';
+import type { Episode } from '../workflow/trajectory.ts';
+
+export interface Sampling {
+  temperature: number;
+  topP: number;
+  topK: number;
+  maxNewTokens: number;
+}
+
+export interface RolloutRequest {
+  /** Training step; the task picks its problems for this step from (seed, step) only. */
+  step: number;
+  /** Sampling seed of this step (derived from the run seed and the step). */
+  seed: number;
+  batchSize: number;
+  rolloutsPerPrompt: number;
+  sampling: Sampling;
+  /** Adapter name of each agent's policy (every agent of `agents`). */
+  policies: Record<string, string>;
+}
+
+export interface EvalRequest {
+  seed: number;
+  sampling: Sampling;
+  /** Held-out problems to score; 0 = all. */
+  problems: number;
+  /** Adapter name per agent, or "base" for the untrained system. */
+  policies: Record<string, string>;
+}
+
+export interface Task {
+  /** Agent names in execution order. */
+  readonly agents: readonly string[];
+  rollout(engine: Engine, request: RolloutRequest): Promise<Episode[]>;
+  /** Episodes on held-out problems (never trained on); their `score` is the evaluation outcome. */
+  evaluate(engine: Engine, request: EvalRequest): Promise<Episode[]>;
+}
+
+/** Everything a configuration's `task` section becomes. */
+export interface TaskBundle {
+  task: Task;
+  /** Vocabulary size, for engines the task does not build itself (the tabular engine). */
+  vocabSize: number;
+  /** Builds the task's own model when the configuration names none (model.path = ""). */
+  buildEngine?: (seed: number) => Promise<Engine>;
+}
+
+export type TaskFactory = (options: Record<string, unknown>) => TaskBundle | Promise<TaskBundle>;
+
+const registry = new Map<string, TaskFactory>();
+
+/** Makes a task available to configuration files under `name`. */
+export function registerTask(name: string, factory: TaskFactory): void {
+  registry.set(name, factory);
+}
+
+export function taskFactory(name: string): TaskFactory | undefined {
+  return registry.get(name);
+}
+
+export function registeredTasks(): string[] {
+  return [...registry.keys()].sort();
+}

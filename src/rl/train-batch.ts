@@ -1,0 +1,163 @@
+// The training batch: every agent action of a step's episodes, flattened, with what the updates
+// need (scored sequence, behaviour log-probs, credited reward, old values, advantages, returns).
+// Credit assignment per algorithm plan: joint MARFT chains or per-agent IPPO chains, at the action
+// or the token level (src/rl/gae-action.ts, src/rl/gae-token.ts).
+import type { AlgorithmPlan } from '../algorithms/types.ts';
+import type { MarftConfig } from '../config/schema.ts';
+import type { Episode } from '../workflow/trajectory.ts';
+import { actionScale } from './action-normalisation.ts';
+import { normaliseBatch } from './batch-normalisation.ts';
+import { actionLevelGae } from './gae-action.ts';
+import { tokenLevelGae } from './gae-token.ts';
+
+export interface TrainAction {
+  episode: number;
+  t: number;
+  agentIndex: number;
+  agent: string;
+  /** Adapter trained on this action; null for an agent outside the plan (acting with a frozen policy). */
+  policy: string | null;
+  critic: string;
+  /** prompt ++ action tokens; the action's log-probs start at scoreFrom. */
+  tokens: number[];
+  scoreFrom: number;
+  /** Action token count L. */
+  length: number;
+  text: string;
+  behaviour_K: Float32Array;
+  /** The reward the episode credited to this action (before normalisation). */
+  rawReward: number;
+  /** The reward the credit assignment uses (moved to the end for outcome runs, normalised). */
+  reward: number;
+  /** Action normalisation factor (1, 1/L or 1/words). */
+  scale: number;
+  /** Old critic values: [V(prompt)] at the action level, V before each action token at the token level. */
+  values_K: Float32Array;
+  /** Advantages and returns per unit: length 1 (action level) or L (token level). */
+  advantages_K: Float64Array;
+  returns_K: Float64Array;
+  /** Frozen-reference log-probs of the action tokens (when the KL term is on). */
+  ref_K?: Float32Array;
+  /** Proximal (recomputed old-policy) log-probs of the action tokens. */
+  proximal_K?: Float32Array;
+}
+
+/**
+ * Flattens episodes in execution order; actions without tokens carry no gradient and are dropped.
+ * Actions of agents outside the plan (frozen agents) stay in a joint credit chain, valued by the
+ * centralised critic, but are never trained on; per-agent chains (IPPO) leave them out.
+ */
+export function flattenEpisodes(episodes: Episode[], plan: AlgorithmPlan, config: MarftConfig): TrainAction[] {
+  const out: TrainAction[] = [];
+  const sharedCritic = plan.chain === 'joint' ? Object.values(plan.critics)[0] : undefined;
+  episodes.forEach((ep, e) => {
+    const last = ep.actions.length - 1;
+    const total = ep.actions.reduce((s, a) => s + a.reward, 0);
+    ep.actions.forEach((a, idx) => {
+      if (a.actionTokens.length === 0) return;
+      const policy = plan.policies[a.agent] ?? null;
+      const critic = plan.critics[a.agent] ?? sharedCritic;
+      if (!critic) return;
+      const reward = plan.outcomeReward ? (idx === last ? total : 0) : a.reward;
+      out.push({
+        episode: e, t: a.step, agentIndex: a.agentIndex, agent: a.agent, policy, critic,
+        tokens: [...a.promptTokens, ...a.actionTokens], scoreFrom: a.promptTokens.length, length: a.actionTokens.length, text: a.text,
+        behaviour_K: Float32Array.from(a.behaviourLogprobs), rawReward: a.reward, reward,
+        scale: actionScale(config.actor.actionNormalisation, a.actionTokens.length, a.text),
+        values_K: new Float32Array(0), advantages_K: new Float64Array(0), returns_K: new Float64Array(0),
+      });
+    });
+  });
+  return out;
+}
+
+/** Whitens the credited rewards over the batch (App. B). */
+export function normaliseRewards(actions: TrainAction[]): void {
+  const z = normaliseBatch(actions.map((a) => a.reward));
+  actions.forEach((a, i) => (a.reward = z[i]!));
+}
+
+/** Chains of actions that share one GAE recursion: a whole episode (joint) or one agent's actions of an episode. */
+function chains(actions: TrainAction[], plan: AlgorithmPlan): TrainAction[][] {
+  const byKey = new Map<string, TrainAction[]>();
+  for (const a of actions) {
+    const key = plan.chain === 'joint' ? `${a.episode}` : `${a.episode}/${a.agent}`;
+    let list = byKey.get(key);
+    if (!list) byKey.set(key, (list = []));
+    list.push(a);
+  }
+  return [...byKey.values()];
+}
+
+/** Groups a chain's actions by environment step, in execution order; done flags from the episode. */
+function bySteps(chain: TrainAction[], episodes: Episode[]): { steps: TrainAction[][]; dones_T: boolean[] } {
+  const steps: TrainAction[][] = [];
+  const dones_T: boolean[] = [];
+  for (const a of chain) {
+    if (steps.length === 0 || steps[steps.length - 1]![0]!.t !== a.t) {
+      steps.push([]);
+      dones_T.push(episodes[a.episode]!.steps.find((s) => s.t === a.t)?.done ?? true);
+    }
+    steps[steps.length - 1]!.push(a);
+  }
+  // An episode's last recorded step ends it (the runtime stops at termination or the horizon).
+  if (dones_T.length > 0) dones_T[dones_T.length - 1] = true;
+  return { steps, dones_T };
+}
+
+/** Fills advantages_K and returns_K from rewards and old values (spec section 4). */
+export function assignCredit(actions: TrainAction[], episodes: Episode[], plan: AlgorithmPlan, config: MarftConfig): void {
+  const { gamma, lambda, gammaAgent, gammaToken } = config.advantage;
+  for (const chain of chains(actions, plan)) {
+    const { steps, dones_T } = bySteps(chain, episodes);
+    // Per-agent chains have one action per step: the agent-boundary discount never applies.
+    if (plan.level === 'action') {
+      const { advantages_TN, returns_TN } = actionLevelGae({
+        rewards_TN: steps.map((s) => s.map((a) => a.reward)),
+        values_TN: steps.map((s) => s.map((a) => a.values_K[0]!)),
+        dones_T, gamma, lambda, gammaAgent,
+      });
+      steps.forEach((s, t) => s.forEach((a, i) => {
+        a.advantages_K = Float64Array.of(advantages_TN[t]![i]!);
+        a.returns_K = Float64Array.of(returns_TN[t]![i]!);
+      }));
+    } else {
+      const { advantages_TN, returns_TN } = tokenLevelGae({
+        actions_TN: steps.map((s) => s.map((a) => ({ values_K: a.values_K, reward: a.reward }))),
+        dones_T, gammaStep: gamma, gammaToken, gammaAgent, lambda,
+      });
+      steps.forEach((s, t) => s.forEach((a, i) => {
+        a.advantages_K = advantages_TN[t]![i]!;
+        a.returns_K = returns_TN[t]![i]!;
+      }));
+    }
+  }
+}
+
+/** Whitens the advantages over every unit of the batch (App. B). */
+export function normaliseAdvantages(actions: TrainAction[]): void {
+  const flat: number[] = [];
+  for (const a of actions) for (const x of a.advantages_K) flat.push(x);
+  const z = normaliseBatch(flat);
+  let i = 0;
+  for (const a of actions) for (let k = 0; k < a.advantages_K.length; k++) a.advantages_K[k] = z[i++]!;
+}
+
+/** Groups items into micro-batches whose summed token counts stay within the cap (an oversized item goes alone). */
+export function microBatches<T>(items: T[], tokens: (item: T) => number, cap: number): T[][] {
+  const out: T[][] = [];
+  let current: T[] = [];
+  let used = 0;
+  for (const item of items) {
+    const n = tokens(item);
+    if (current.length > 0 && used + n > cap) {
+      out.push(current);
+      current = [];
+      used = 0;
+    }
+    current.push(item);
+    used += n;
+  }
+  if (current.length > 0) out.push(current);
+  return out;
+}
