@@ -30,7 +30,7 @@ export const configSchema = obj('a MARFT training run', {
     'marft-action',
   ),
   task: obj('what the agents are trained on', {
-    name: str('a registered task (see docs/training.md): built in are coordination-game and bandit', 'coordination-game'),
+    name: str('a registered task: workflow (a dataset + a Flex-MG workflow + its environment, docs/tasks.md), coordination-game or bandit (docs/training.md)', 'coordination-game'),
     options: record("the task's own options (its docs list them)"),
   }),
   model: obj('the engine and its model', {

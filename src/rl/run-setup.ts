@@ -11,6 +11,7 @@ import { ConfigError } from '../config/schema-dsl.ts';
 import { TabularEngine } from './tabular-engine.ts';
 import { registeredTasks, taskFactory, type TaskBundle } from './task.ts';
 import './toy-tasks.ts';
+import '../tasks/index.ts';
 
 export interface RunObjects {
   bundle: TaskBundle;

@@ -1,0 +1,218 @@
+// A trainer Task (src/rl/task.ts) built from real pieces: a dataset of src/env/datasets, a built-in
+// Flex-MG workflow (src/workflow/builtin), the maths or code environment (src/env) with its
+// verifier or sandbox, and the model's tokenizer. Registered as "workflow" (src/tasks/index.ts).
+//
+//   rollout(engine, {step, seed, batchSize, rolloutsPerPrompt, sampling, policies})
+//     batchSize training problems drawn from (seed, step) only (problem-source.ts), each played
+//     rolloutsPerPrompt times (adjacent episodes), by the workflow with the request's per-agent
+//     adapters, sampled through engineSampler; rewards set by the environment and the reward
+//     assignment (team mode, team weight, role-local weight).
+//   evaluate(engine, {seed, sampling, problems, policies})
+//     the first `problems` held-out problems (0 = all), one episode each; score = the
+//     environment's final outcome (maths: correct; code: pass fraction).
+//
+// Options are listed in docs/tasks.md; bad ones fail with "task.options.KEY: got X, expected Y".
+import type { Engine } from '../engine/types.ts';
+import { envFactory, roleRewardWeights, DEFAULT_ROLE_REWARD_WEIGHTS, type EnvOptions, type ProgramRunner, type RoleRewardWeights } from '../env/index.ts';
+import type { Problem } from '../env/datasets/index.ts';
+import { deriveSeed } from '../rl/rng.ts';
+import type { EvalRequest, RolloutRequest, Sampling, Task, TaskBundle } from '../rl/task.ts';
+import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts';
+import { engineSampler, rollout, withPolicies, BASE_POLICY, type ActionSampler, type Episode, type RewardAssignment, type TaskEnv, type Workflow } from '../workflow/index.ts';
+import { intOption, numberOption, oneOfOption, optionError, rejectUnknown, stringOption, TaskOptionError, type Options } from './options.ts';
+import { loadProblemSets, stepProblems, type DatasetChoice, type ProblemSets, type SplitChoice } from './problem-source.ts';
+import { DEFAULT_TINY_SHAPE, taskCharTokenizer, tinyEngine, type TinyModelShape } from './tiny-model.ts';
+import { WORKFLOW_NAMES, buildWorkflow, defaultAnswerRole, type WorkflowChoice } from './workflow-catalog.ts';
+
+export const WORKFLOW_TASK_OPTIONS = [
+  'dataset', 'file', 'heldOutDataset', 'heldOutFile', 'heldOutFraction', 'splitSeed', 'maxProblemTokens',
+  'workflow', 'agentsPerRole', 'horizon',
+  'teamReward', 'teamWeight', 'localWeight', 'rewardWeights', 'answerRole', 'programTimeoutMs', 'maxInFlight',
+  'tokenizer', 'hiddenSize', 'layers', 'contextLength',
+] as const;
+
+export interface WorkflowTaskOptions {
+  dataset: DatasetChoice;
+  split: SplitChoice;
+  workflow: WorkflowChoice;
+  reward: RewardAssignment;
+  rewardWeights: RoleRewardWeights;
+  answerRole?: string;
+  /** Wall-clock limit of one program run; default: the environment's (maths 20 s, code 30 s). */
+  programTimeoutMs?: number;
+  /** Episodes in flight at once (0 = all of a rollout). */
+  maxInFlight: number;
+  /** 'char' (marft's character tokenizer) or a model folder holding tokenizer files. */
+  tokenizer: string;
+  tinyModel: TinyModelShape;
+}
+
+/** What tests and embedding programs may swap; configuration files cannot. */
+export interface WorkflowTaskDeps {
+  /** Default: engineSampler(engine). */
+  sampler?: (engine: Engine) => ActionSampler;
+  /** Runs programs (Tool-User programs, Coder programs on Tester cases); default: Python in the sandbox. */
+  runProgram?: ProgramRunner;
+  /** Overrides the `tokenizer` option. */
+  tokenizer?: Tokenizer;
+}
+
+export class WorkflowTask implements Task {
+  readonly agents: readonly string[];
+  readonly workflow: Workflow;
+  readonly problems: ProblemSets;
+  private readonly makeEnv: (p: Problem) => TaskEnv;
+
+  constructor(
+    readonly options: WorkflowTaskOptions,
+    readonly tokenizer: Tokenizer,
+    private readonly deps: WorkflowTaskDeps = {},
+  ) {
+    this.problems = loadProblemSets(options.dataset, options.split, tokenizer);
+    this.workflow = buildWorkflow(options.workflow, this.problems.domain);
+    this.agents = this.workflow.agents.map((a) => a.name);
+    const answerRole = options.answerRole ?? defaultAnswerRole(options.workflow.name);
+    const common = {
+      rewardWeights: options.rewardWeights,
+      ...(answerRole ? { answerRole } : {}),
+      ...(options.programTimeoutMs ? { programTimeoutMs: options.programTimeoutMs } : {}),
+      ...(deps.runProgram ? { runProgram: deps.runProgram } : {}),
+    };
+    const envOptions: EnvOptions = { math: common, code: common };
+    this.makeEnv = envFactory(envOptions);
+  }
+
+  async rollout(engine: Engine, req: RolloutRequest): Promise<Episode[]> {
+    const chosen = stepProblems(this.problems.train, req.batchSize, problemSeed(req.seed, req.step));
+    const problems = chosen.flatMap((p) => Array.from({ length: req.rolloutsPerPrompt }, () => p));
+    return this.play(engine, problems, req.policies, req.sampling, req.seed);
+  }
+
+  async evaluate(engine: Engine, req: EvalRequest): Promise<Episode[]> {
+    const problems = req.problems > 0 ? this.problems.heldOut.slice(0, req.problems) : this.problems.heldOut;
+    return this.play(engine, problems, req.policies, req.sampling, req.seed);
+  }
+
+  /** A model and a tokenizer that do not belong together would sample garbage silently. */
+  private checkTokenizer(engine: Engine): void {
+    const model = engine.config.vocabSize;
+    const own = this.tokenizer.vocabSize;
+    if (model < own) throw new Error(`the model's vocabulary (${model}) is smaller than the tokenizer's (${own}): task.options.tokenizer must name the model's own tokenizer`);
+    if (this.options.tokenizer === 'char' && !this.deps.tokenizer && model !== own) {
+      throw new Error(`task.options.tokenizer is 'char' (${own} ids) but the model has ${model}: set task.options.tokenizer to the model folder`);
+    }
+  }
+
+  private async play(engine: Engine, problems: Problem[], policies: Record<string, string>, sampling: Sampling, seed: number): Promise<Episode[]> {
+    this.checkTokenizer(engine);
+    // Every agent gets the trainer's adapter; an agent it leaves out acts with the frozen base.
+    const acting = Object.fromEntries(this.agents.map((a) => [a, policies[a] ?? BASE_POLICY]));
+    const sampler = this.deps.sampler ? this.deps.sampler(engine) : engineSampler(engine);
+    return rollout(withPolicies(this.workflow, acting), problems.map(this.makeEnv), {
+      sampler,
+      tokenizer: this.tokenizer,
+      params: { temperature: sampling.temperature, topP: sampling.topP, topK: sampling.topK, maxNewTokens: sampling.maxNewTokens, stopTokenIds: [], stopStrings: [], seed },
+      reward: this.options.reward,
+      ...(this.options.maxInFlight > 0 ? { maxInFlight: this.options.maxInFlight } : {}),
+    });
+  }
+}
+
+/** The seed that picks a step's problems: from (request seed, step) only, on its own stream. */
+export function problemSeed(seed: number, step: number): number {
+  return deriveSeed(seed, step, PROBLEM_STREAM);
+}
+
+const PROBLEM_STREAM = 0x7a5c;
+
+function datasetChoice(raw: Options, nameKey: string, fileKey: string, fallback?: string): DatasetChoice | undefined {
+  const name = stringOption(raw, nameKey) ?? fallback;
+  const file = stringOption(raw, fileKey);
+  if (name === undefined) {
+    if (file !== undefined) throw optionError(nameKey, undefined, `the dataset layout of ${fileKey} (a dataset name such as 'gsm8k', 'deepscaler', 'livecodebench')`);
+    return undefined;
+  }
+  return file ? { name, file } : { name };
+}
+
+function rewardWeightsOption(raw: Options): RoleRewardWeights {
+  const v = raw.rewardWeights;
+  if (v === undefined) return DEFAULT_ROLE_REWARD_WEIGHTS;
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw optionError('rewardWeights', v, `an object with some of ${Object.keys(DEFAULT_ROLE_REWARD_WEIGHTS).join(', ')}`);
+  const overrides: Record<string, Record<string, number>> = {};
+  for (const [role, weights] of Object.entries(v as Record<string, unknown>)) {
+    const defaults = (DEFAULT_ROLE_REWARD_WEIGHTS as unknown as Record<string, Record<string, number>>)[role];
+    if (!defaults) throw new TaskOptionError(`task.options.rewardWeights.${role}: unknown role (known: ${Object.keys(DEFAULT_ROLE_REWARD_WEIGHTS).join(', ')})`);
+    if (typeof weights !== 'object' || weights === null || Array.isArray(weights)) throw optionError(`rewardWeights.${role}`, weights, `an object with some of ${Object.keys(defaults).join(', ')}`);
+    rejectUnknown(weights as Options, Object.keys(defaults), `rewardWeights.${role}`, `task.options.rewardWeights.${role}.`);
+    overrides[role] = {};
+    for (const key of Object.keys(weights)) overrides[role][key] = numberOption(weights as Options, key, 0, 0);
+  }
+  return roleRewardWeights(overrides);
+}
+
+export function parseWorkflowTaskOptions(raw: Options): WorkflowTaskOptions {
+  rejectUnknown(raw, WORKFLOW_TASK_OPTIONS, "task 'workflow'");
+  const heldOut = datasetChoice(raw, 'heldOutDataset', 'heldOutFile');
+  const options: WorkflowTaskOptions = {
+    dataset: datasetChoice(raw, 'dataset', 'file', 'gsm8k')!,
+    split: {
+      heldOutFraction: numberOption(raw, 'heldOutFraction', 0.1, 0, 1),
+      splitSeed: intOption(raw, 'splitSeed', 0, 0),
+      maxProblemTokens: intOption(raw, 'maxProblemTokens', 0, 0),
+      ...(heldOut ? { heldOut } : {}),
+    },
+    workflow: {
+      name: oneOfOption(raw, 'workflow', WORKFLOW_NAMES, 'duo'),
+      agentsPerRole: intOption(raw, 'agentsPerRole', 1, 1, 8),
+      horizon: intOption(raw, 'horizon', 4, 1),
+    },
+    reward: {
+      team: oneOfOption(raw, 'teamReward', ['broadcast', 'split', 'none'] as const, 'broadcast'),
+      teamWeight: numberOption(raw, 'teamWeight', 1, 0),
+      localWeight: numberOption(raw, 'localWeight', 0, 0),
+    },
+    rewardWeights: rewardWeightsOption(raw),
+    maxInFlight: intOption(raw, 'maxInFlight', 0, 0),
+    tokenizer: stringOption(raw, 'tokenizer') ?? 'char',
+    tinyModel: {
+      hiddenSize: intOption(raw, 'hiddenSize', DEFAULT_TINY_SHAPE.hiddenSize, 4),
+      layers: intOption(raw, 'layers', DEFAULT_TINY_SHAPE.layers, 1),
+      contextLength: intOption(raw, 'contextLength', DEFAULT_TINY_SHAPE.contextLength, 16),
+    },
+  };
+  if (options.tinyModel.hiddenSize % 4 !== 0) throw optionError('hiddenSize', options.tinyModel.hiddenSize, 'a multiple of 4');
+  const answerRole = stringOption(raw, 'answerRole');
+  if (answerRole) options.answerRole = answerRole;
+  if (raw.programTimeoutMs !== undefined) options.programTimeoutMs = intOption(raw, 'programTimeoutMs', 0, 1);
+  if (options.workflow.agentsPerRole > 1 && options.workflow.name !== 'coder-tester' && options.workflow.name !== 'reasoner-tooluser') {
+    throw optionError('agentsPerRole', options.workflow.agentsPerRole, `1 for workflow '${options.workflow.name}' (more agents per role: 'coder-tester' or 'reasoner-tooluser')`);
+  }
+  return options;
+}
+
+/** 'char' → taskCharTokenizer(); otherwise a folder with tokenizer files (relative: from the working directory). */
+export function taskTokenizer(spec: string): Tokenizer {
+  if (spec === 'char') return taskCharTokenizer();
+  try {
+    return loadTokenizer(spec);
+  } catch (err) {
+    throw new TaskOptionError(`task.options.tokenizer: ${JSON.stringify(spec)}: ${(err as Error).message.split('\n')[0]} (expected 'char' or a model folder with tokenizer files)`);
+  }
+}
+
+export function createWorkflowTask(raw: Options = {}, deps: WorkflowTaskDeps = {}): WorkflowTask {
+  const options = parseWorkflowTaskOptions(raw);
+  return new WorkflowTask(options, deps.tokenizer ?? taskTokenizer(options.tokenizer), deps);
+}
+
+/** The registry's factory: the task, and a tiny random model for configurations that name none. */
+export function workflowTask(raw: Options = {}): TaskBundle {
+  const task = createWorkflowTask(raw);
+  const errors = task.problems.loadErrors;
+  if (errors.length > 0) {
+    const first = errors[0]!;
+    console.warn(`task 'workflow': skipped ${errors.length} malformed record(s) (first: ${first.file}:${first.line}: ${first.message})`);
+  }
+  return { task, vocabSize: task.tokenizer.vocabSize, buildEngine: async (seed) => tinyEngine(task.tokenizer, task.options.tinyModel, seed) };
+}
