@@ -22,7 +22,7 @@ export async function buildTask(config: MarftConfig): Promise<TaskBundle> {
   const factory = taskFactory(config.task.name);
   if (!factory) throw new ConfigError(`task.name: got "${config.task.name}", expected one of ${registeredTasks().map((t) => `'${t}'`).join(', ')}`);
   try {
-    return await factory(config.task.options);
+    return await factory(config.task.options, { modelPath: config.model.path });
   } catch (err) {
     // Tasks report bad options as plain errors that name the key.
     if (err instanceof Error && err.message.startsWith('task.options')) throw new ConfigError(err.message);

@@ -50,7 +50,13 @@ export interface TaskBundle {
   buildEngine?: (seed: number) => Promise<Engine>;
 }
 
-export type TaskFactory = (options: Record<string, unknown>) => TaskBundle | Promise<TaskBundle>;
+/** What a task may know of the run besides its own options. */
+export interface TaskContext {
+  /** The configuration's model.path ("" when the task builds its own model). */
+  modelPath: string;
+}
+
+export type TaskFactory = (options: Record<string, unknown>, context: TaskContext) => TaskBundle | Promise<TaskBundle>;
 
 const registry = new Map<string, TaskFactory>();
 

@@ -16,7 +16,7 @@ import type { Engine } from '../engine/types.ts';
 import { envFactory, roleRewardWeights, DEFAULT_ROLE_REWARD_WEIGHTS, type EnvOptions, type ProgramRunner, type RoleRewardWeights } from '../env/index.ts';
 import type { Problem } from '../env/datasets/index.ts';
 import { deriveSeed } from '../rl/rng.ts';
-import type { EvalRequest, RolloutRequest, Sampling, Task, TaskBundle } from '../rl/task.ts';
+import type { EvalRequest, RolloutRequest, Sampling, Task, TaskBundle, TaskContext } from '../rl/task.ts';
 import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts';
 import { engineSampler, rollout, withPolicies, BASE_POLICY, type ActionSampler, type Episode, type RewardAssignment, type TaskEnv, type Workflow } from '../workflow/index.ts';
 import { intOption, numberOption, oneOfOption, optionError, rejectUnknown, stringOption, TaskOptionError, type Options } from './options.ts';
@@ -42,7 +42,7 @@ export interface WorkflowTaskOptions {
   programTimeoutMs?: number;
   /** Episodes in flight at once (0 = all of a rollout). */
   maxInFlight: number;
-  /** 'char' (marft's character tokenizer) or a model folder holding tokenizer files. */
+  /** 'char' (marft's character tokenizer) or a model folder holding tokenizer files; default: model.path when set, else 'char'. */
   tokenizer: string;
   tinyModel: TinyModelShape;
 }
@@ -207,8 +207,10 @@ export function createWorkflowTask(raw: Options = {}, deps: WorkflowTaskDeps = {
 }
 
 /** The registry's factory: the task, and a tiny random model for configurations that name none. */
-export function workflowTask(raw: Options = {}): TaskBundle {
-  const task = createWorkflowTask(raw);
+export function workflowTask(raw: Options = {}, context: TaskContext = { modelPath: '' }): TaskBundle {
+  // A named model brings its own tokenizer unless the options say otherwise.
+  const withTokenizer = raw.tokenizer === undefined && context.modelPath ? { ...raw, tokenizer: context.modelPath } : raw;
+  const task = createWorkflowTask(withTokenizer);
   const errors = task.problems.loadErrors;
   if (errors.length > 0) {
     const first = errors[0]!;

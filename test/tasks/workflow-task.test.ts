@@ -131,8 +131,9 @@ test('MBPP Duo through the sandbox: the reference program scores 1, a wrong one 
 });
 
 test('options are validated with errors naming the key and the allowed values', () => {
-  const factory = taskFactory('workflow')!;
-  assert.ok(factory, "registered as 'workflow'");
+  const registered = taskFactory('workflow');
+  assert.ok(registered, "registered as 'workflow'");
+  const factory = (options: Record<string, unknown>) => registered(options, { modelPath: '' });
   assert.throws(() => factory({ workflw: 'duo' }), /^TaskOptionError: task\.options\.workflw: unknown option of task 'workflow' \(known: dataset, /);
   assert.throws(() => factory({ workflow: 'penta' }), /task\.options\.workflow: got "penta", expected one of 'duo', 'trio', 'quad', 'duo-anon'/);
   assert.throws(() => factory({ dataset: 'gsm9k' }), /task\.options\.dataset: got "gsm9k", expected one of 'gsm8k', /);
