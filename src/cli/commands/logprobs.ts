@@ -1,0 +1,83 @@
+// `marft logprobs`: per-token log-probs of token sequences under a model (and optionally a PEFT
+// adapter), one JSON line per input line; for checking the engine from outside (issue 2, item 9).
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs, requireFlag, stringFlag } from '../args.ts';
+import { UserError } from '../errors.ts';
+import { loadEngine } from '../../engine/index.ts';
+
+export const summary = 'print per-token log-probs of token sequences (--model DIR [--adapter DIR] --input FILE.jsonl)';
+
+const HELP = `usage: marft logprobs --model DIR [--adapter DIR] --input FILE.jsonl [--temperature T]
+
+Reads one JSON object per line, {"tokens": [id, ...]} with at least one token, and prints one line
+{"logprobs": [...]} per input, where logprobs[i] = log p(tokens[i+1] | tokens[0..i]) (so one fewer
+number than tokens). The model is a Hugging Face folder (config.json + model.safetensors, or sharded);
+--adapter is a PEFT LoRA folder (adapter_config.json + adapter_model.safetensors).
+
+  --model DIR        Llama / Qwen2 / Qwen3 checkpoint folder
+  --adapter DIR      optional LoRA adapter over it
+  --input FILE       JSON lines; '-' reads standard input
+  --temperature T    log-probs of softmax(logits / T) (default 1)`;
+
+interface Line {
+  tokens: number[];
+}
+
+function parseLine(text: string, lineNo: number, vocab: number): Line {
+  let obj: unknown;
+  try {
+    obj = JSON.parse(text);
+  } catch {
+    throw new UserError(`input line ${lineNo}: not valid JSON`);
+  }
+  const tokens = (obj as { tokens?: unknown } | null)?.tokens;
+  if (!Array.isArray(tokens) || tokens.length === 0) throw new UserError(`input line ${lineNo}: expected {"tokens": [ids...]} with at least one token`);
+  for (const t of tokens) {
+    if (!Number.isInteger(t) || (t as number) < 0 || (t as number) >= vocab) {
+      throw new UserError(`input line ${lineNo}: token ${JSON.stringify(t)} is not an id in [0, ${vocab})`);
+    }
+  }
+  return { tokens: tokens as number[] };
+}
+
+export async function run(args: string[]): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log(HELP);
+    return 0;
+  }
+  const parsed = parseArgs(args, { string: ['model', 'adapter', 'input', 'temperature'] });
+  if (parsed.positionals.length > 0) throw new UserError(`unexpected argument '${parsed.positionals[0]}' (see --help)`);
+  const model = requireFlag(parsed, 'model');
+  const input = requireFlag(parsed, 'input');
+  const adapter = stringFlag(parsed, 'adapter');
+  const temperature = Number(stringFlag(parsed, 'temperature') ?? '1');
+  if (!(temperature > 0)) throw new UserError(`--temperature must be a positive number, got '${stringFlag(parsed, 'temperature')}'`);
+  if (!existsSync(model) || !statSync(model).isDirectory()) throw new UserError(`--model ${model}: no such folder`);
+  if (!existsSync(join(model, 'config.json'))) throw new UserError(`--model ${model}: no config.json (not a Hugging Face model folder)`);
+  if (adapter !== undefined && !existsSync(join(adapter, 'adapter_config.json'))) throw new UserError(`--adapter ${adapter}: no adapter_config.json (not a PEFT adapter folder)`);
+  if (input !== '-' && !existsSync(input)) throw new UserError(`--input ${input}: no such file`);
+
+  let engine;
+  try {
+    engine = await loadEngine(model);
+    if (adapter !== undefined) await engine.loadAdapter('adapter', adapter);
+  } catch (e) {
+    throw new UserError((e as Error).message);
+  }
+  const target = adapter !== undefined ? { kind: 'adapter' as const, name: 'adapter' } : { kind: 'base' as const };
+  const lines = createInterface({ input: input === '-' ? process.stdin : createReadStream(input), crlfDelay: Infinity });
+  let lineNo = 0;
+  for await (const text of lines) {
+    lineNo++;
+    if (text.trim() === '') continue;
+    const { tokens } = parseLine(text, lineNo, engine.config.vocabSize);
+    if (tokens.length > engine.config.maxPositionEmbeddings) {
+      throw new UserError(`input line ${lineNo}: ${tokens.length} tokens exceed the model's context of ${engine.config.maxPositionEmbeddings}`);
+    }
+    const out = await engine.forward(target, [{ tokens, scoreFrom: 1 }], { temperature });
+    process.stdout.write(`${JSON.stringify({ logprobs: Array.from(out.logprobs![0]!) })}\n`);
+  }
+  return 0;
+}

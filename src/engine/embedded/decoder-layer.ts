@@ -1,0 +1,206 @@
+// One pre-norm decoder layer (Llama / Qwen2 / Qwen3) over packed rows, and its backward:
+//   x2 = x + o_proj(attn(rope(qk_norm(q_proj(n1))), rope(qk_norm(k_proj(n1))), v_proj(n1))),  n1 = rmsnorm(x)
+//   x3 = x2 + down_proj(silu(gate_proj(n2)) ⊙ up_proj(n2)),                                   n2 = rmsnorm(x2)
+import type { LinearModule, ModelConfig } from '../types.ts';
+import type { LayerWeights } from './weights.ts';
+import type { LoraModule } from './lora.ts';
+import { linearBackward, linearForward, type LinearOp } from './linear.ts';
+import { rmsnormBackward, rmsnormForward } from './kernels/rmsnorm.ts';
+import { ropeBackward, ropeForward, type RopeTable } from './kernels/rope.ts';
+import { swigluBackward, swigluForward } from './kernels/swiglu.ts';
+import { attentionBackward, attentionForward, type AttentionDims } from './kernels/attention.ts';
+import type { KvCache } from './kv-cache.ts';
+import { ensureGrad } from './param.ts';
+
+/** One sequence inside a packed batch: rows [row0, row0+len) hold its new tokens at positions past … past+len−1. */
+export interface SeqSpan {
+  row0: number;
+  len: number;
+  past: number;
+  /** KV-cache slot when decoding with a cache. */
+  slot: number;
+}
+
+export interface PassSetup {
+  cfg: ModelConfig;
+  rope: RopeTable;
+  seqs: SeqSpan[];
+  /** Total packed rows. */
+  N: number;
+  cache: KvCache | null;
+}
+
+/** What the backward needs from the forward (kept only when the graph is retained). */
+export interface LayerActs {
+  x: Float32Array;
+  n1: Float32Array; rstd1: Float32Array;
+  qPre: Float32Array | null; kPre: Float32Array | null; rstdQ: Float32Array | null; rstdK: Float32Array | null;
+  q: Float32Array; k: Float32Array; v: Float32Array;
+  lse: Float32Array;
+  attn: Float32Array;
+  x2: Float32Array;
+  n2: Float32Array; rstd2: Float32Array;
+  g: Float32Array; u: Float32Array; h: Float32Array;
+  /** σ(g), for the SwiGLU backward. */
+  sig: Float32Array | null;
+  xa: Partial<Record<LinearModule, Float32Array | null>>;
+}
+
+export type LayerLora = Partial<Record<LinearModule, LoraModule>> | null;
+
+function op(w: LayerWeights, lora: LayerLora, scale: number, m: LinearModule): LinearOp {
+  const bias = m === 'q_proj' || m === 'k_proj' || m === 'v_proj' ? w.biases[m] ?? null : null;
+  return { W: w.linears[m], bias, lora: lora?.[m] ?? null, scale };
+}
+
+function dims(cfg: ModelConfig): AttentionDims {
+  return { nHeads: cfg.numAttentionHeads, nKvHeads: cfg.numKeyValueHeads, headDim: cfg.headDim };
+}
+
+export function layerForward(
+  s: PassSetup, layerIndex: number, w: LayerWeights, lora: LayerLora, scale: number, x: Float32Array, retain: boolean,
+): { out: Float32Array; acts: LayerActs } {
+  const { cfg, N } = s;
+  const H = cfg.hiddenSize, I = cfg.intermediateSize, hd = cfg.headDim;
+  const nH = cfg.numAttentionHeads, nKv = cfg.numKeyValueHeads;
+  const qDim = nH * hd, kvDim = nKv * hd;
+  const xa: LayerActs['xa'] = {};
+
+  const n1 = new Float32Array(N * H), rstd1 = new Float32Array(N);
+  rmsnormForward(x, w.inputNorm.data, n1, rstd1, N, H, cfg.rmsNormEps);
+  let q = new Float32Array(N * qDim), k = new Float32Array(N * kvDim);
+  const v = new Float32Array(N * kvDim);
+  xa.q_proj = linearForward(op(w, lora, scale, 'q_proj'), n1, N, q);
+  xa.k_proj = linearForward(op(w, lora, scale, 'k_proj'), n1, N, k);
+  xa.v_proj = linearForward(op(w, lora, scale, 'v_proj'), n1, N, v);
+
+  let qPre: Float32Array | null = null, kPre: Float32Array | null = null;
+  let rstdQ: Float32Array | null = null, rstdK: Float32Array | null = null;
+  if (w.qNorm && w.kNorm) {
+    qPre = q; kPre = k;
+    q = new Float32Array(N * qDim); k = new Float32Array(N * kvDim);
+    rstdQ = new Float32Array(N * nH); rstdK = new Float32Array(N * nKv);
+    rmsnormForward(qPre, w.qNorm.data, q, rstdQ, N * nH, hd, cfg.rmsNormEps);
+    rmsnormForward(kPre, w.kNorm.data, k, rstdK, N * nKv, hd, cfg.rmsNormEps);
+  }
+  for (const seq of s.seqs) {
+    ropeForward(q, seq.row0, seq.len, nH, seq.past, s.rope);
+    ropeForward(k, seq.row0, seq.len, nKv, seq.past, s.rope);
+  }
+
+  const attn = new Float32Array(N * qDim);
+  const lse = new Float32Array(N * nH);
+  const d = dims(cfg);
+  for (const seq of s.seqs) {
+    if (s.cache) {
+      s.cache.write(layerIndex, seq.slot, seq.past, k, v, seq.row0, seq.len);
+      attentionForward(d, q, seq.row0, seq.len, s.cache.k[layerIndex]!, s.cache.v[layerIndex]!, s.cache.row0(seq.slot), seq.past,
+        attn, seq.row0, null, 0);
+    } else {
+      attentionForward(d, q, seq.row0, seq.len, k, v, seq.row0, 0, attn, seq.row0, lse, seq.row0 * nH);
+    }
+  }
+
+  const x2 = new Float32Array(N * H);
+  xa.o_proj = linearForward(op(w, lora, scale, 'o_proj'), attn, N, x2);
+  for (let i = 0; i < N * H; i++) x2[i]! += x[i]!;
+
+  const n2 = new Float32Array(N * H), rstd2 = new Float32Array(N);
+  rmsnormForward(x2, w.postNorm.data, n2, rstd2, N, H, cfg.rmsNormEps);
+  const g = new Float32Array(N * I), u = new Float32Array(N * I), h = new Float32Array(N * I);
+  xa.gate_proj = linearForward(op(w, lora, scale, 'gate_proj'), n2, N, g);
+  xa.up_proj = linearForward(op(w, lora, scale, 'up_proj'), n2, N, u);
+  const sig = retain ? new Float32Array(N * I) : null;
+  swigluForward(g, u, h, N * I, sig);
+  const out = new Float32Array(N * H);
+  xa.down_proj = linearForward(op(w, lora, scale, 'down_proj'), h, N, out);
+  for (let i = 0; i < N * H; i++) out[i]! += x2[i]!;
+
+  return { out, acts: { x, n1, rstd1, qPre, kPre, rstdQ, rstdK, q, k, v, lse, attn, x2, n2, rstd2, g, u, h, sig, xa } };
+}
+
+/** Which parameter gradients this backward accumulates. */
+export interface GradTargets {
+  base: boolean;
+  lora: boolean;
+  /** Whether dL/dx of the layer input is needed (false for the first layer of a frozen-base LoRA pass). */
+  needDx: boolean;
+}
+
+/** Allocates the gradient buffers the targets will write into. */
+export function prepareLayerGrads(w: LayerWeights, lora: LayerLora, t: GradTargets): void {
+  if (t.base) {
+    ensureGrad(w.inputNorm); ensureGrad(w.postNorm);
+    for (const p of Object.values(w.linears)) ensureGrad(p);
+    for (const p of Object.values(w.biases)) ensureGrad(p);
+    if (w.qNorm) ensureGrad(w.qNorm);
+    if (w.kNorm) ensureGrad(w.kNorm);
+  }
+  if (t.lora && lora) for (const m of Object.values(lora)) { ensureGrad(m.A); ensureGrad(m.B); }
+}
+
+/** Scratch buffers of one backward pass, shared by its layers (every layer has the same shapes). */
+export interface LayerWorkspace {
+  dh: Float32Array; dg: Float32Array; du: Float32Array;
+  dn1: Float32Array; dn2: Float32Array;
+  dattn: Float32Array; dq: Float32Array; dk: Float32Array; dv: Float32Array;
+  dqPre: Float32Array | null; dkPre: Float32Array | null;
+}
+
+export function createLayerWorkspace(cfg: ModelConfig, N: number): LayerWorkspace {
+  const H = cfg.hiddenSize, I = cfg.intermediateSize;
+  const qDim = cfg.numAttentionHeads * cfg.headDim, kvDim = cfg.numKeyValueHeads * cfg.headDim;
+  return {
+    dh: new Float32Array(N * I), dg: new Float32Array(N * I), du: new Float32Array(N * I),
+    dn1: new Float32Array(N * H), dn2: new Float32Array(N * H),
+    dattn: new Float32Array(N * qDim), dq: new Float32Array(N * qDim), dk: new Float32Array(N * kvDim), dv: new Float32Array(N * kvDim),
+    dqPre: cfg.qkNorm ? new Float32Array(N * qDim) : null, dkPre: cfg.qkNorm ? new Float32Array(N * kvDim) : null,
+  };
+}
+
+/**
+ * dOut [N, H] → dL/dx [N, H] written into dxOut (a different buffer), or null when not needed.
+ * Training passes only (no cache, past = 0). Every workspace buffer is fully overwritten before use.
+ */
+export function layerBackward(
+  s: PassSetup, w: LayerWeights, lora: LayerLora, scale: number, a: LayerActs, dOut: Float32Array, t: GradTargets,
+  ws: LayerWorkspace, dxOut: Float32Array,
+): Float32Array | null {
+  const { cfg, N } = s;
+  const H = cfg.hiddenSize, I = cfg.intermediateSize, hd = cfg.headDim;
+  const nH = cfg.numAttentionHeads, nKv = cfg.numKeyValueHeads;
+  const lt = { base: t.base, lora: t.lora };
+
+  // MLP branch; the residual passes dOut straight to x2.
+  const { dh, dg, du, dn2, dattn, dq, dk, dv, dn1 } = ws;
+  linearBackward(op(w, lora, scale, 'down_proj'), a.h, a.xa.down_proj ?? null, dOut, N, dh, false, lt);
+  swigluBackward(dh, a.g, a.u, a.sig!, dg, du, N * I);
+  linearBackward(op(w, lora, scale, 'gate_proj'), a.n2, a.xa.gate_proj ?? null, dg, N, dn2, false, lt);
+  linearBackward(op(w, lora, scale, 'up_proj'), a.n2, a.xa.up_proj ?? null, du, N, dn2, true, lt);
+  const dx2 = dxOut;
+  dx2.set(dOut);
+  rmsnormBackward(dn2, a.x2, w.postNorm.data, a.rstd2, dx2, t.base ? w.postNorm.grad : null, N, H, true);
+
+  // Attention branch.
+  linearBackward(op(w, lora, scale, 'o_proj'), a.attn, a.xa.o_proj ?? null, dx2, N, dattn, false, lt);
+  dk.fill(0); // accumulated over the query heads of each group
+  dv.fill(0);
+  const d = dims(cfg);
+  for (const seq of s.seqs) {
+    attentionBackward(d, seq.len, seq.row0, a.q, a.k, a.v, a.lse, seq.row0 * nH, dattn, dq, dk, dv);
+    ropeBackward(dq, seq.row0, seq.len, nH, 0, s.rope);
+    ropeBackward(dk, seq.row0, seq.len, nKv, 0, s.rope);
+  }
+  let dqPre = dq, dkPre = dk;
+  if (w.qNorm && w.kNorm && a.qPre && a.kPre) {
+    dqPre = ws.dqPre!; dkPre = ws.dkPre!;
+    rmsnormBackward(dq, a.qPre, w.qNorm.data, a.rstdQ!, dqPre, t.base ? w.qNorm.grad : null, N * nH, hd, false);
+    rmsnormBackward(dk, a.kPre, w.kNorm.data, a.rstdK!, dkPre, t.base ? w.kNorm.grad : null, N * nKv, hd, false);
+  }
+  linearBackward(op(w, lora, scale, 'q_proj'), a.n1, a.xa.q_proj ?? null, dqPre, N, dn1, false, lt);
+  linearBackward(op(w, lora, scale, 'k_proj'), a.n1, a.xa.k_proj ?? null, dkPre, N, dn1, true, lt);
+  linearBackward(op(w, lora, scale, 'v_proj'), a.n1, a.xa.v_proj ?? null, dv, N, dn1, true, lt);
+  if (!t.needDx && !t.base) return null;
+  rmsnormBackward(dn1, a.x, w.inputNorm.data, a.rstd1, dx2, t.base ? w.inputNorm.grad : null, N, H, true);
+  return dx2;
+}

@@ -1,0 +1,228 @@
+// EmbeddedEngine: the Engine interface (src/engine/types.ts) over the in-process float32 model.
+// Checkpoint and adapter files are handled in engine-io.ts; this file holds the tensor work.
+import type {
+  BackwardGrads, Engine, ForwardOptions, ForwardOutput, GraphHandle, LoraConfig, ModelConfig, OptimParams, OptimResult,
+  SampleParams, SampleResult, ScoreRequest, Target, Trainable, ValueHeadSpec,
+} from '../types.ts';
+import { DecoderModel, type HiddenPass } from './model.ts';
+import type { BaseWeights } from './weights.ts';
+import { namedParams, outputMatrix } from './weights.ts';
+import { createLora, loraParams, type LoraAdapter } from './lora.ts';
+import { createCritic, criticParams, type Critic } from './critic.ts';
+import { valueHeadBackward, valueHeadForward, type ValueHeadPass } from './value-head.ts';
+import { gatherRows, joinByCounts, lmHeadBackward, lmHeadForward, packScoreRequests, scatterAddRows, splitByCounts, type LmHeadPass, type PackedBatch } from './scoring.ts';
+import { effectiveTemperature } from './kernels/log-softmax.ts';
+import { adamwStep, newAdamState, type AdamState } from './adamw.ts';
+import { readAdamState, writeAdamState } from './optimizer-state-file.ts';
+import { generate, type Decode } from './generate.ts';
+import type { Param } from './param.ts';
+import { loadAdapterDir, loadCriticDir, saveAdapterDir, saveBaseDir, saveCriticDir } from './engine-io.ts';
+
+export interface EmbeddedEngineOptions {
+  /** Token ids → text, for stop strings. */
+  decode?: Decode;
+}
+
+interface Graph {
+  target: Target;
+  packed: PackedBatch;
+  pass: HiddenPass;
+  temperature: number;
+  lm: LmHeadPass | null;
+  value: ValueHeadPass | null;
+  sel: Float32Array;
+}
+
+export class EmbeddedEngine implements Engine {
+  readonly model: DecoderModel;
+  protected adapters = new Map<string, LoraAdapter>();
+  protected critics = new Map<string, Critic>();
+  private baseTrainable = false;
+  private graphs = new Map<number, Graph>();
+  private nextGraphId = 1;
+  private optim = new Map<string, AdamState>();
+
+  constructor(readonly config: ModelConfig, weights: BaseWeights, protected options: EmbeddedEngineOptions = {}) {
+    this.model = new DecoderModel(config, weights);
+  }
+
+  // ---- adapters and critics -------------------------------------------------------------
+
+  async createAdapter(name: string, lora: LoraConfig, seed: number): Promise<void> {
+    this.putAdapter(name, createLora(this.config, lora, seed));
+  }
+
+  /** Registers an adapter (replacing one of the same name and its optimiser state). */
+  putAdapter(name: string, adapter: LoraAdapter): void {
+    if (!name) throw new Error('adapter name must not be empty');
+    this.adapters.set(name, adapter);
+    this.optim.delete(`adapter:${name}`);
+  }
+
+  getAdapter(name: string): LoraAdapter {
+    const a = this.adapters.get(name);
+    if (!a) throw new Error(`no adapter named '${name}' (have: ${[...this.adapters.keys()].join(', ') || 'none'})`);
+    return a;
+  }
+
+  async loadAdapter(name: string, dir: string): Promise<void> {
+    this.putAdapter(name, loadAdapterDir(this.config, dir));
+  }
+
+  async saveAdapter(name: string, dir: string): Promise<void> {
+    saveAdapterDir(this.getAdapter(name), dir);
+  }
+
+  async deleteAdapter(name: string): Promise<void> {
+    this.getAdapter(name);
+    this.adapters.delete(name);
+    this.optim.delete(`adapter:${name}`);
+  }
+
+  listAdapters(): string[] {
+    return [...this.adapters.keys()];
+  }
+
+  async createCritic(name: string, spec: ValueHeadSpec, seed: number): Promise<void> {
+    this.putCritic(name, createCritic(this.config, spec, seed));
+  }
+
+  putCritic(name: string, critic: Critic): void {
+    if (!name) throw new Error('critic name must not be empty');
+    this.critics.set(name, critic);
+    this.optim.delete(`critic:${name}`);
+  }
+
+  getCritic(name: string): Critic {
+    const c = this.critics.get(name);
+    if (!c) throw new Error(`no critic named '${name}' (have: ${[...this.critics.keys()].join(', ') || 'none'})`);
+    return c;
+  }
+
+  async loadCritic(name: string, dir: string): Promise<void> {
+    this.putCritic(name, loadCriticDir(this.config, dir));
+  }
+
+  async saveCritic(name: string, dir: string): Promise<void> {
+    saveCriticDir(this.getCritic(name), dir);
+  }
+
+  setBaseTrainable(trainable: boolean): void {
+    this.baseTrainable = trainable;
+    if (!trainable) for (const [, p] of namedParams(this.model.weights)) p.grad = null;
+  }
+
+  async saveBase(dir: string): Promise<void> {
+    saveBaseDir(this.config, this.model.weights, dir);
+  }
+
+  // ---- sampling and scoring -------------------------------------------------------------
+
+  private adapterOf(target: Target): LoraAdapter | null {
+    if (target.kind === 'base') return null;
+    if (target.kind === 'adapter') return this.getAdapter(target.name);
+    return this.getCritic(target.name).lora;
+  }
+
+  async sample(target: Target, prompts: number[][], params: SampleParams): Promise<SampleResult[]> {
+    if (target.kind === 'critic') throw new Error('cannot sample from a critic target');
+    return generate(this.model, this.adapterOf(target), prompts, params, this.options.decode);
+  }
+
+  async forward(target: Target, batch: ScoreRequest[], options: ForwardOptions = {}): Promise<ForwardOutput> {
+    const adapter = this.adapterOf(target);
+    const H = this.config.hiddenSize;
+    const packed = packScoreRequests(batch, this.config.vocabSize);
+    const retain = options.retainGraph === true;
+    // An MLP critic trains its head only: the base's activations are not needed for its backward.
+    const frozenBase = target.kind === 'critic' && this.getCritic(target.name).lora === null;
+    const pass = this.model.forward(packed.tokens, packed.seqs, adapter, null, retain && !frozenBase);
+    const M = packed.rows.length;
+    const sel = gatherRows(pass.hidden, packed.rows, H);
+    const temperature = effectiveTemperature(options.temperature);
+    let lm: LmHeadPass | null = null, value: ValueHeadPass | null = null;
+    const out: ForwardOutput = {};
+    if (target.kind === 'critic') {
+      value = valueHeadForward(this.getCritic(target.name).head, sel, M);
+      out.values = splitByCounts(value.values, packed.counts);
+    } else {
+      lm = lmHeadForward(sel, M, H, outputMatrix(this.model.weights), packed.targets, temperature);
+      out.logprobs = splitByCounts(lm.logprobs, packed.counts);
+    }
+    if (retain) {
+      const id = this.nextGraphId++;
+      this.graphs.set(id, { target, packed, pass, temperature, lm, value, sel });
+      out.handle = { id };
+    }
+    return out;
+  }
+
+  async backward(handle: GraphHandle, grads: BackwardGrads): Promise<void> {
+    const g = this.graphs.get(handle.id);
+    if (!g) throw new Error(`graph ${handle.id} is unknown or was already consumed by a backward`);
+    this.graphs.delete(handle.id);
+    const H = this.config.hiddenSize, M = g.packed.rows.length, N = g.packed.tokens.length;
+    let dSel: Float32Array | null;
+    let trainBase = false, trainLora = false;
+    if (g.target.kind === 'critic') {
+      const critic = this.getCritic(g.target.name);
+      const dv = joinByCounts(grads.dValues, g.packed.counts, 'dValues');
+      trainLora = critic.lora !== null;
+      dSel = valueHeadBackward(critic.head, g.value!, dv, M, trainLora);
+    } else {
+      if (g.target.kind === 'base' && !this.baseTrainable) throw new Error('the base is frozen: call setBaseTrainable(true) before a backward through the base');
+      trainBase = g.target.kind === 'base';
+      trainLora = g.target.kind === 'adapter';
+      const dlp = joinByCounts(grads.dLogprobs, g.packed.counts, 'dLogprobs');
+      dSel = lmHeadBackward(g.lm!, M, H, outputMatrix(this.model.weights), g.packed.targets, g.temperature, dlp, trainBase);
+    }
+    if (!dSel || !(trainBase || trainLora)) return;
+    const dHidden = new Float32Array(N * H);
+    scatterAddRows(dSel, g.packed.rows, H, dHidden);
+    this.model.backward(g.pass, dHidden, trainBase, trainLora);
+  }
+
+  /** Drops retained graphs that will not get a backward (frees their activations). */
+  releaseGraph(handle: GraphHandle): void {
+    this.graphs.delete(handle.id);
+  }
+
+  // ---- optimisation ---------------------------------------------------------------------
+
+  private trainableParams(t: Trainable): { key: string; params: Param[] } {
+    if (t.kind === 'adapter') return { key: `adapter:${t.name}`, params: loraParams(this.getAdapter(t.name)) };
+    if (t.kind === 'critic') return { key: `critic:${t.name}`, params: criticParams(this.getCritic(t.name)) };
+    if (!this.baseTrainable) throw new Error('the base is frozen: call setBaseTrainable(true) first');
+    return { key: 'base', params: namedParams(this.model.weights).map(([, p]) => p) };
+  }
+
+  async optimStep(trainable: Trainable, params: OptimParams): Promise<OptimResult> {
+    const { key, params: ps } = this.trainableParams(trainable);
+    let state = this.optim.get(key);
+    if (!state) { state = newAdamState(ps); this.optim.set(key, state); }
+    const gradNorm = adamwStep(ps, state, params);
+    for (const p of ps) p.grad?.fill(0);
+    return { gradNorm };
+  }
+
+  async zeroGrad(trainable: Trainable): Promise<void> {
+    for (const p of this.trainableParams(trainable).params) p.grad?.fill(0);
+  }
+
+  async saveOptimizerState(trainable: Trainable, file: string): Promise<void> {
+    const { key, params } = this.trainableParams(trainable);
+    writeAdamState(file, this.optim.get(key) ?? newAdamState(params), key);
+  }
+
+  async loadOptimizerState(trainable: Trainable, file: string): Promise<void> {
+    const { key, params } = this.trainableParams(trainable);
+    this.optim.set(key, readAdamState(file, params.map((p) => p.data.length)));
+  }
+
+  async dispose(): Promise<void> {
+    this.graphs.clear();
+    this.adapters.clear();
+    this.critics.clear();
+    this.optim.clear();
+  }
+}

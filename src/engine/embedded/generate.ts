@@ -1,0 +1,85 @@
+// Batched sampling with a KV cache (issue 2, item 5). All prompts are prefilled in one packed pass,
+// then every still-running sequence decodes one token per step in a single batched pass.
+// Each request draws from its own generator Rng.derive(seed, requestIndex), so a request's tokens
+// do not depend on which other requests share its batch.
+import type { SampleParams, SampleResult } from '../types.ts';
+import type { DecoderModel } from './model.ts';
+import type { LoraAdapter } from './lora.ts';
+import type { SeqSpan } from './decoder-layer.ts';
+import { KvCache } from './kv-cache.ts';
+import { sgemm } from './gemm.ts';
+import { outputMatrix } from './weights.ts';
+import { Rng, findStopString, sampleToken } from './sampling.ts';
+
+export type Decode = (ids: number[]) => string;
+
+/** logits [rows, vocab] of the hidden rows listed in `rows`. */
+export function logitsOfRows(model: DecoderModel, hidden: Float32Array, rows: number[]): Float32Array {
+  const H = model.cfg.hiddenSize, V = model.cfg.vocabSize;
+  const sel = new Float32Array(rows.length * H);
+  rows.forEach((r, i) => sel.set(hidden.subarray(r * H, (r + 1) * H), i * H));
+  const logits = new Float32Array(rows.length * V);
+  sgemm(false, true, rows.length, V, H, 1, sel, 0, H, outputMatrix(model.weights).data, 0, H, 0, logits, 0, V);
+  return logits;
+}
+
+export function validateSampleParams(p: SampleParams): void {
+  if (!(p.temperature >= 0)) throw new Error(`temperature must be >= 0, got ${p.temperature}`);
+  if (!(p.topP > 0 && p.topP <= 1)) throw new Error(`topP must be in (0, 1], got ${p.topP}`);
+  if (!(p.topK >= 0) || !Number.isInteger(p.topK)) throw new Error(`topK must be a non-negative integer, got ${p.topK}`);
+  if (!(p.maxNewTokens >= 0) || !Number.isInteger(p.maxNewTokens)) throw new Error(`maxNewTokens must be a non-negative integer, got ${p.maxNewTokens}`);
+}
+
+export function generate(
+  model: DecoderModel, adapter: LoraAdapter | null, prompts: number[][], p: SampleParams, decode: Decode | undefined,
+): SampleResult[] {
+  validateSampleParams(p);
+  if (p.stopStrings.length > 0 && !decode) throw new Error('stopStrings need a decode function (engine option `decode`)');
+  const cfg = model.cfg, V = cfg.vocabSize;
+  const B = prompts.length;
+  prompts.forEach((pr, i) => {
+    if (pr.length === 0) throw new Error(`prompt ${i} is empty`);
+    if (pr.length >= cfg.maxPositionEmbeddings) throw new Error(`prompt ${i} has ${pr.length} tokens, the model's context is ${cfg.maxPositionEmbeddings}`);
+  });
+  const results: SampleResult[] = prompts.map(() => ({ tokens: [], logprobs: [], stopReason: 'max_tokens' }));
+  if (B === 0 || p.maxNewTokens === 0) return results;
+  const maxPrompt = Math.max(...prompts.map((x) => x.length));
+  const maxCtx = Math.min(cfg.maxPositionEmbeddings, maxPrompt + p.maxNewTokens);
+  const cache = new KvCache(cfg, B, maxCtx);
+  const rngs = prompts.map((_, i) => Rng.derive(p.seed, i));
+  const stopIds = new Set(p.stopTokenIds);
+  const sp = { temperature: p.temperature, topP: p.topP, topK: p.topK };
+  const length = prompts.map((x) => x.length);
+
+  // Prefill.
+  let seqs: SeqSpan[] = [];
+  let row = 0;
+  prompts.forEach((pr, i) => { seqs.push({ row0: row, len: pr.length, past: 0, slot: i }); row += pr.length; });
+  let pass = model.forward(Int32Array.from(prompts.flat()), seqs, adapter, cache, false);
+  let active = prompts.map((_, i) => i);
+  let lastRows = seqs.map((s) => s.row0 + s.len - 1);
+
+  for (;;) {
+    const logits = logitsOfRows(model, pass.hidden, lastRows);
+    const next: number[] = [];
+    active.forEach((i, k) => {
+      const { token, logprob } = sampleToken(logits.subarray(k * V, (k + 1) * V), sp, rngs[i]!);
+      const r = results[i]!;
+      r.tokens.push(token);
+      r.logprobs.push(logprob);
+      length[i]!++;
+      if (stopIds.has(token)) { r.stopReason = 'stop_token'; return; }
+      if (p.stopStrings.length > 0 && findStopString(decode!(r.tokens), p.stopStrings) >= 0) { r.stopReason = 'stop_string'; return; }
+      if (r.tokens.length >= p.maxNewTokens) { r.stopReason = 'max_tokens'; return; }
+      if (length[i]! >= maxCtx) { r.stopReason = 'context_full'; return; }
+      next.push(i);
+    });
+    if (next.length === 0) break;
+    active = next;
+    seqs = active.map((i, k) => ({ row0: k, len: 1, past: length[i]! - 1, slot: i }));
+    const tokens = Int32Array.from(active.map((i) => results[i]!.tokens[results[i]!.tokens.length - 1]!));
+    pass = model.forward(tokens, seqs, adapter, cache, false);
+    lastRows = active.map((_, k) => k);
+  }
+  return results;
+}

@@ -1,0 +1,155 @@
+// Causal scaled-dot-product attention with grouped-query heads, one sequence at a time.
+// Layouts (row-major, rows = tokens): q, out, dq [rows, nHeads·headDim]; k, v, dk, dv [rows, nKvHeads·headDim].
+// Query head h reads key/value head floor(h / (nHeads / nKvHeads)), as transformers' repeat_kv does.
+// Query i sits at absolute position past + i and sees keys 0 … past + i (the KV cache holds the first `past`).
+// The forward keeps only the row log-sum-exp (lse) per head; the backward recomputes the probabilities
+// from it (FlashAttention's trick), so memory stays O(tokens) instead of O(tokens²) per layer.
+import { sgemm } from '../gemm.ts';
+
+export interface AttentionDims {
+  nHeads: number;
+  nKvHeads: number;
+  headDim: number;
+}
+
+let scratchA = new Float32Array(0);
+let scratchB = new Float32Array(0);
+function scratch(n: number): [Float32Array, Float32Array] {
+  if (scratchA.length < n) {
+    scratchA = new Float32Array(n);
+    scratchB = new Float32Array(n);
+  }
+  return [scratchA, scratchB];
+}
+
+/**
+ * out rows [outRow0, outRow0+Lq) ← attention of q rows [qRow0, qRow0+Lq) over k/v rows [kRow0, kRow0+past+Lq).
+ * lse_HL (optional) receives log Σ exp(scores) per head and query, laid out [nHeads, Lq] from lseOffset.
+ */
+export function attentionForward(
+  dims: AttentionDims,
+  q: Float32Array, qRow0: number, Lq: number,
+  k: Float32Array, v: Float32Array, kRow0: number, past: number,
+  out: Float32Array, outRow0: number,
+  lse_HL: Float32Array | null, lseOffset: number,
+): void {
+  const { nHeads, nKvHeads, headDim } = dims;
+  const qStride = nHeads * headDim, kvStride = nKvHeads * headDim;
+  const ctx = past + Lq;
+  const group = nHeads / nKvHeads;
+  const scale = 1 / Math.sqrt(headDim);
+  const [S] = scratch(Lq * ctx);
+  if (Lq * ctx * headDim <= SMALL_ATTENTION_MACS) {
+    attentionForwardLoops(dims, q, qRow0, Lq, k, v, kRow0, past, out, outRow0, lse_HL, lseOffset, S);
+    return;
+  }
+  for (let h = 0; h < nHeads; h++) {
+    const g = Math.floor(h / group);
+    sgemm(false, true, Lq, ctx, headDim, scale, q, qRow0 * qStride + h * headDim, qStride,
+      k, kRow0 * kvStride + g * headDim, kvStride, 0, S, 0, ctx);
+    for (let i = 0; i < Lq; i++) {
+      const row = i * ctx, visible = past + i + 1;
+      let max = -Infinity;
+      for (let j = 0; j < visible; j++) if (S[row + j]! > max) max = S[row + j]!;
+      let sum = 0;
+      for (let j = 0; j < visible; j++) {
+        const e = Math.exp(S[row + j]! - max);
+        S[row + j] = e;
+        sum += e;
+      }
+      const inv = 1 / sum;
+      for (let j = 0; j < visible; j++) S[row + j]! *= inv;
+      for (let j = visible; j < ctx; j++) S[row + j] = 0;
+      if (lse_HL) lse_HL[lseOffset + h * Lq + i] = max + Math.log(sum);
+    }
+    sgemm(false, false, Lq, headDim, ctx, 1, S, 0, ctx, v, kRow0 * kvStride + g * headDim, kvStride,
+      0, out, outRow0 * qStride + h * headDim, qStride);
+  }
+}
+
+/**
+ * Small attention blocks (decoding a token against a short cache): plain loops. Below this many
+ * multiply-adds per head, the two sgemm calls per head cost more in call overhead (koffi, BLAS
+ * set-up, ~2-5 µs) than the products themselves (measured on the demo and bench models).
+ */
+const SMALL_ATTENTION_MACS = 4096;
+
+function attentionForwardLoops(
+  dims: AttentionDims, q: Float32Array, qRow0: number, Lq: number, k: Float32Array, v: Float32Array, kRow0: number, past: number,
+  out: Float32Array, outRow0: number, lse_HL: Float32Array | null, lseOffset: number, S: Float32Array,
+): void {
+  const { nHeads, nKvHeads, headDim } = dims;
+  const qStride = nHeads * headDim, kvStride = nKvHeads * headDim;
+  const group = nHeads / nKvHeads;
+  const scale = 1 / Math.sqrt(headDim);
+  for (let i = 0; i < Lq; i++) {
+    const visible = past + i + 1;
+    for (let h = 0; h < nHeads; h++) {
+      const g = Math.floor(h / group);
+      const qo = (qRow0 + i) * qStride + h * headDim;
+      let max = -Infinity;
+      for (let j = 0; j < visible; j++) {
+        const ko = (kRow0 + j) * kvStride + g * headDim;
+        let dot = 0;
+        for (let c = 0; c < headDim; c++) dot += q[qo + c]! * k[ko + c]!;
+        const sc = Math.fround(dot * scale);
+        S[j] = sc;
+        if (sc > max) max = sc;
+      }
+      let sum = 0;
+      for (let j = 0; j < visible; j++) {
+        const e = Math.exp(S[j]! - max);
+        S[j] = e;
+        sum += e;
+      }
+      const inv = 1 / sum;
+      const oo = (outRow0 + i) * qStride + h * headDim;
+      for (let c = 0; c < headDim; c++) out[oo + c] = 0;
+      for (let j = 0; j < visible; j++) {
+        const p = S[j]! * inv, vo = (kRow0 + j) * kvStride + g * headDim;
+        for (let c = 0; c < headDim; c++) out[oo + c]! += p * v[vo + c]!;
+      }
+      if (lse_HL) lse_HL[lseOffset + h * Lq + i] = max + Math.log(sum);
+    }
+  }
+}
+
+/**
+ * Backward of a full causal pass (past = 0, T tokens at row0 of every buffer).
+ * dq rows are overwritten; dk and dv rows are accumulated into (zero them first).
+ */
+export function attentionBackward(
+  dims: AttentionDims, T: number, row0: number,
+  q: Float32Array, k: Float32Array, v: Float32Array, lse_HL: Float32Array, lseOffset: number,
+  dout: Float32Array, dq: Float32Array, dk: Float32Array, dv: Float32Array,
+): void {
+  const { nHeads, nKvHeads, headDim } = dims;
+  const qStride = nHeads * headDim, kvStride = nKvHeads * headDim;
+  const group = nHeads / nKvHeads;
+  const scale = 1 / Math.sqrt(headDim);
+  const [P, dP] = scratch(T * T);
+  for (let h = 0; h < nHeads; h++) {
+    const g = Math.floor(h / group);
+    const qOff = row0 * qStride + h * headDim, kvOff = row0 * kvStride + g * headDim;
+    sgemm(false, true, T, T, headDim, scale, q, qOff, qStride, k, kvOff, kvStride, 0, P, 0, T);
+    for (let i = 0; i < T; i++) {
+      const row = i * T, lse = lse_HL[lseOffset + h * T + i]!;
+      for (let j = 0; j <= i; j++) P[row + j] = Math.exp(P[row + j]! - lse);
+      for (let j = i + 1; j < T; j++) P[row + j] = 0;
+    }
+    // dP = dO · Vᵀ ; dV += Pᵀ · dO
+    sgemm(false, true, T, T, headDim, 1, dout, qOff, qStride, v, kvOff, kvStride, 0, dP, 0, T);
+    sgemm(true, false, T, headDim, T, 1, P, 0, T, dout, qOff, qStride, 1, dv, kvOff, kvStride);
+    // dS = P ⊙ (dP − Σ_j P·dP), stored in dP
+    for (let i = 0; i < T; i++) {
+      const row = i * T;
+      let dot = 0;
+      for (let j = 0; j <= i; j++) dot += P[row + j]! * dP[row + j]!;
+      for (let j = 0; j <= i; j++) dP[row + j] = P[row + j]! * (dP[row + j]! - dot);
+      for (let j = i + 1; j < T; j++) dP[row + j] = 0;
+    }
+    // dQ = scale · dS · K ; dK += scale · dSᵀ · Q
+    sgemm(false, false, T, headDim, T, scale, dP, 0, T, k, kvOff, kvStride, 0, dq, qOff, qStride);
+    sgemm(true, false, T, headDim, T, scale, dP, 0, T, q, qOff, qStride, 1, dk, kvOff, kvStride);
+  }
+}

@@ -1,0 +1,42 @@
+// Log-probabilities of chosen tokens under softmax(logits / temperature), and the gradient back to the logits.
+// logits [rows, vocab]. temperature 0 or 1 means unscaled (spec: behaviour and recomputed log-probs agree).
+
+export function effectiveTemperature(temperature: number | undefined): number {
+  if (temperature !== undefined && !(temperature >= 0 && Number.isFinite(temperature))) throw new Error(`temperature must be a finite number >= 0, got ${temperature}`);
+  return temperature === undefined || temperature === 0 ? 1 : temperature;
+}
+
+/**
+ * lp[r] = z[r, tok]/T − logsumexp(z[r]/T). Overwrites `logits` with the probabilities softmax(z/T),
+ * which is all the backward needs.
+ */
+export function tokenLogprobs(
+  logits: Float32Array, rows: number, vocab: number, tokens: Int32Array, temperature: number, lp_R: Float32Array,
+): void {
+  const invT = 1 / temperature;
+  for (let r = 0; r < rows; r++) {
+    const o = r * vocab;
+    let max = -Infinity;
+    for (let j = 0; j < vocab; j++) if (logits[o + j]! > max) max = logits[o + j]!;
+    const zTok = logits[o + tokens[r]!]!;
+    let sum = 0;
+    for (let j = 0; j < vocab; j++) {
+      const e = Math.exp((logits[o + j]! - max) * invT);
+      logits[o + j] = e;
+      sum += e;
+    }
+    lp_R[r] = (zTok - max) * invT - Math.log(sum);
+    const inv = 1 / sum;
+    for (let j = 0; j < vocab; j++) logits[o + j]! *= inv;
+  }
+}
+
+/** dlogits[r, j] = dlp[r] · (δ_{j,tok} − p_j) / T, written in place over the probabilities. */
+export function tokenLogprobsBackward(probs: Float32Array, rows: number, vocab: number, tokens: Int32Array, temperature: number, dlp_R: Float32Array): void {
+  const invT = 1 / temperature;
+  for (let r = 0; r < rows; r++) {
+    const o = r * vocab, d = dlp_R[r]! * invT;
+    for (let j = 0; j < vocab; j++) probs[o + j] = -d * probs[o + j]!;
+    probs[o + tokens[r]!]! += d;
+  }
+}

@@ -1,0 +1,20 @@
+// SwiGLU gate of the Llama/Qwen MLP: h = silu(g) ⊙ u, silu(g) = g·σ(g). All arrays [n].
+// The forward can keep σ(g) so the backward needs no second exp.
+
+export function swigluForward(g: Float32Array, u: Float32Array, h: Float32Array, n: number, sigmoidOut: Float32Array | null = null): void {
+  for (let i = 0; i < n; i++) {
+    const gi = g[i]!;
+    const sig = 1 / (1 + Math.exp(-gi));
+    if (sigmoidOut) sigmoidOut[i] = sig;
+    h[i] = gi * sig * u[i]!;
+  }
+}
+
+/** dg = dh·u·σ(g)(1 + g(1 − σ(g))), du = dh·silu(g). Overwrites dg and du. `sig` holds σ(g) from the forward. */
+export function swigluBackward(dh: Float32Array, g: Float32Array, u: Float32Array, sig: Float32Array, dg: Float32Array, du: Float32Array, n: number): void {
+  for (let i = 0; i < n; i++) {
+    const gi = g[i]!, s = sig[i]!, d = dh[i]!;
+    du[i] = d * gi * s;
+    dg[i] = d * u[i]! * s * (1 + gi * (1 - s));
+  }
+}

@@ -1,0 +1,29 @@
+// Keys and values of past tokens for incremental decoding: per layer, [slots, maxCtx, nKvHeads·headDim].
+// Each sequence of a sampling batch owns one slot; keys are stored after RoPE, so decoding a new token
+// only computes its own projections.
+import type { ModelConfig } from '../types.ts';
+
+export class KvCache {
+  readonly k: Float32Array[];
+  readonly v: Float32Array[];
+  readonly kvStride: number;
+  constructor(cfg: ModelConfig, readonly slots: number, readonly maxCtx: number) {
+    this.kvStride = cfg.numKeyValueHeads * cfg.headDim;
+    const size = slots * maxCtx * this.kvStride;
+    this.k = Array.from({ length: cfg.numHiddenLayers }, () => new Float32Array(size));
+    this.v = Array.from({ length: cfg.numHiddenLayers }, () => new Float32Array(size));
+  }
+
+  /** Copies `len` rows of new keys/values (from row `srcRow0` of k/v) into `slot` at positions past … past+len−1. */
+  write(layer: number, slot: number, past: number, k: Float32Array, v: Float32Array, srcRow0: number, len: number): void {
+    if (past + len > this.maxCtx) throw new Error(`KV cache overflow: ${past + len} > ${this.maxCtx}`);
+    const s = this.kvStride, dst = (slot * this.maxCtx + past) * s;
+    this.k[layer]!.set(k.subarray(srcRow0 * s, (srcRow0 + len) * s), dst);
+    this.v[layer]!.set(v.subarray(srcRow0 * s, (srcRow0 + len) * s), dst);
+  }
+
+  /** Row index of a slot's first position, for attentionForward's kRow0. */
+  row0(slot: number): number {
+    return slot * this.maxCtx;
+  }
+}

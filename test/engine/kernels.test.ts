@@ -1,0 +1,131 @@
+// Fast kernels against slow references (src/engine/embedded/kernels/reference.ts) and finite differences:
+// attention forward/backward (causal, GQA, KV-cache offsets), RMSNorm, RoPE, SwiGLU, the token
+// log-softmax and the LoRA linear layer.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { attentionBackward, attentionForward, type AttentionDims } from '../../src/engine/embedded/kernels/attention.ts';
+import { attentionLossReference, attentionReference, finiteDifference, linearReference } from '../../src/engine/embedded/kernels/reference.ts';
+import { rmsnormBackward, rmsnormForward } from '../../src/engine/embedded/kernels/rmsnorm.ts';
+import { RopeTable, ropeBackward, ropeForward } from '../../src/engine/embedded/kernels/rope.ts';
+import { swigluBackward, swigluForward } from '../../src/engine/embedded/kernels/swiglu.ts';
+import { tokenLogprobs, tokenLogprobsBackward } from '../../src/engine/embedded/kernels/log-softmax.ts';
+import { linearBackward, linearForward } from '../../src/engine/embedded/linear.ts';
+import { param } from '../../src/engine/embedded/param.ts';
+
+function rand(n: number, seed: number, scale = 1): Float32Array {
+  const out = new Float32Array(n);
+  let x = seed >>> 0;
+  for (let i = 0; i < n; i++) {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+    out[i] = scale * (x / 4294967296 * 2 - 1);
+  }
+  return out;
+}
+
+function maxDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let m = 0;
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i]! - b[i]!));
+  return m;
+}
+
+const d: AttentionDims = { nHeads: 4, nKvHeads: 2, headDim: 8 };
+const T = 11;
+
+test('attention forward equals the reference (loop and sgemm paths); a KV-cache continuation equals the full pass', () => {
+  for (const len of [T, 70]) { // 11·11·8 multiply-adds per head take the loop path, 70·70·8 the sgemm path
+    const q = rand(len * 32, 1), k = rand(len * 16, 2), v = rand(len * 16, 3);
+    const out = new Float32Array(len * 32);
+    attentionForward(d, q, 0, len, k, v, 0, 0, out, 0, new Float32Array(len * 4), 0);
+    assert.ok(maxDiff(out, attentionReference(d, len, q, k, v)) < 1e-6, `T=${len}`);
+  }
+  const q = rand(T * 32, 1), k = rand(T * 16, 2), v = rand(T * 16, 3);
+  const out = new Float32Array(T * 32), lse = new Float32Array(T * 4);
+  attentionForward(d, q, 0, T, k, v, 0, 0, out, 0, lse, 0);
+  // The last 4 queries against all T keys (the first 7 "cached") give the same rows.
+  const tail = new Float32Array(4 * 32);
+  attentionForward(d, q.subarray(7 * 32), 0, 4, k, v, 0, 7, tail, 0, null, 0);
+  assert.ok(maxDiff(tail, out.subarray(7 * 32)) < 1e-6);
+});
+
+test('attention backward equals finite differences of the reference (q, k, v)', () => {
+  const q = rand(T * 32, 4), k = rand(T * 16, 5), v = rand(T * 16, 6), dout = rand(T * 32, 7);
+  const out = new Float32Array(T * 32), lse = new Float32Array(T * 4);
+  attentionForward(d, q, 0, T, k, v, 0, 0, out, 0, lse, 0);
+  const dq = new Float32Array(T * 32), dk = new Float32Array(T * 16), dv = new Float32Array(T * 16);
+  attentionBackward(d, T, 0, q, k, v, lse, 0, dout, dq, dk, dv);
+  const loss = (): number => attentionLossReference(d, T, q, k, v, dout);
+  for (const [x, g] of [[q, dq], [k, dk], [v, dv]] as const) {
+    for (let i = 0; i < x.length; i += 7) assert.ok(Math.abs(finiteDifference(loss, x, i) - g[i]!) < 2e-3, `index ${i}`);
+  }
+});
+
+test('RMSNorm backward equals finite differences (input and weight)', () => {
+  const rows = 3, dim = 16, x = rand(rows * dim, 8, 2), w = rand(dim, 9), dy = rand(rows * dim, 10);
+  const y = new Float32Array(rows * dim), rstd = new Float32Array(rows);
+  const loss = (): number => {
+    rmsnormForward(x, w, y, rstd, rows, dim, 1e-6);
+    return y.reduce((a, yi, i) => a + yi * dy[i]!, 0);
+  };
+  loss();
+  const dx = new Float32Array(rows * dim), dw = new Float32Array(dim);
+  rmsnormBackward(dy, x, w, rstd, dx, dw, rows, dim, false);
+  for (let i = 0; i < x.length; i += 3) assert.ok(Math.abs(finiteDifference(loss, x, i) - dx[i]!) < 2e-3);
+  for (let i = 0; i < dim; i++) assert.ok(Math.abs(finiteDifference(loss, w, i) - dw[i]!) < 2e-3);
+});
+
+test('RoPE: backward is the transpose of forward; position 0 is the identity', () => {
+  const table = new RopeTable(8, 10000, 4);
+  const x = rand(5 * 2 * 8, 11), y = rand(5 * 2 * 8, 12);
+  const rx = Float32Array.from(x);
+  ropeForward(rx, 0, 5, 2, 3, table); // grows the table past 4 positions
+  const ry = Float32Array.from(y);
+  ropeBackward(ry, 0, 5, 2, 3, table);
+  const dot = (a: Float32Array, b: Float32Array): number => a.reduce((s, ai, i) => s + ai * b[i]!, 0);
+  assert.ok(Math.abs(dot(rx, y) - dot(x, ry)) < 1e-5);
+  const p0 = Float32Array.from(x.subarray(0, 16));
+  ropeForward(p0, 0, 1, 2, 0, table);
+  assert.ok(maxDiff(p0, x.subarray(0, 16)) < 1e-7);
+});
+
+test('SwiGLU and the token log-softmax: backward equals finite differences', () => {
+  const n = 20, g = rand(n, 13, 3), u = rand(n, 14, 2), dh = rand(n, 15);
+  const h = new Float32Array(n), sig = new Float32Array(n);
+  const lossS = (): number => { swigluForward(g, u, h, n); return h.reduce((a, hi, i) => a + hi * dh[i]!, 0); };
+  swigluForward(g, u, h, n, sig);
+  const dg = new Float32Array(n), du = new Float32Array(n);
+  swigluBackward(dh, g, u, sig, dg, du, n);
+  for (let i = 0; i < n; i++) {
+    assert.ok(Math.abs(finiteDifference(lossS, g, i) - dg[i]!) < 1e-3);
+    assert.ok(Math.abs(finiteDifference(lossS, u, i) - du[i]!) < 1e-3);
+  }
+  const rows = 3, V = 9, z = rand(rows * V, 16, 4), toks = Int32Array.from([2, 0, 8]), dlp = rand(rows, 17);
+  for (const temp of [1, 0.6]) {
+    const lossL = (): number => {
+      const lp = new Float32Array(rows);
+      tokenLogprobs(Float32Array.from(z), rows, V, toks, temp, lp);
+      return lp.reduce((a, l, i) => a + l * dlp[i]!, 0);
+    };
+    const probs = Float32Array.from(z), lp = new Float32Array(rows);
+    tokenLogprobs(probs, rows, V, toks, temp, lp);
+    tokenLogprobsBackward(probs, rows, V, toks, temp, dlp);
+    for (let i = 0; i < z.length; i++) assert.ok(Math.abs(finiteDifference(lossL, z, i) - probs[i]!) < 1e-3, `T=${temp} i=${i}`);
+  }
+});
+
+test('linear layer with LoRA: forward equals the reference, backward equals finite differences', () => {
+  const N = 5, inF = 6, out = 4, r = 2, s = 1.5;
+  const W = param([out, inF], rand(out * inF, 18)), b = param([out], rand(out, 19));
+  const A = param([r, inF], rand(r * inF, 20)), B = param([out, r], rand(out * r, 21));
+  const op = { W, bias: b, lora: { A, B }, scale: s };
+  const x = rand(N * inF, 22), dy = rand(N * out, 23);
+  const y = new Float32Array(N * out);
+  const xa = linearForward(op, x, N, y);
+  assert.ok(maxDiff(y, linearReference(x, N, W.data, out, inF, b.data, A.data, B.data, r, s)) < 1e-6);
+  for (const p of [W, b, A, B]) p.grad = new Float32Array(p.data.length);
+  const dx = new Float32Array(N * inF);
+  linearBackward(op, x, xa, dy, N, dx, false, { base: true, lora: true });
+  const loss = (): number => linearReference(x, N, W.data, out, inF, b.data, A.data, B.data, r, s).reduce((a, yi, i) => a + yi * dy[i]!, 0);
+  for (const [t, g] of [[x, dx], [W.data, W.grad!], [b.data, b.grad!], [A.data, A.grad!], [B.data, B.grad!]] as const) {
+    for (let i = 0; i < t.length; i++) assert.ok(Math.abs(finiteDifference(loss, t, i) - g[i]!) < 1e-3);
+  }
+});
