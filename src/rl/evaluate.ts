@@ -5,6 +5,7 @@
 import type { Engine } from '../engine/types.ts';
 import type { MarftConfig } from '../config/schema.ts';
 import { deriveSeed } from './rng.ts';
+import { BASE_POLICY } from '../workflow/agent.ts';
 import type { Task } from './task.ts';
 
 export interface EvalResult {
@@ -35,5 +36,5 @@ export async function evaluatePolicies(engine: Engine, task: Task, config: Marft
 
 /** Every agent on the frozen base model (the untrained system). */
 export function basePolicies(task: Task): Record<string, string> {
-  return Object.fromEntries(task.agents.map((a) => [a, 'base']));
+  return Object.fromEntries(task.agents.map((a) => [a, BASE_POLICY]));
 }

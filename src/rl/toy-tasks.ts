@@ -18,21 +18,14 @@
 // LoRA alone can make its next-token distribution peaked.
 import { createEngine } from '../engine/index.ts';
 import type { Engine, ModelConfig } from '../engine/types.ts';
+import { policyTarget } from '../workflow/sampler.ts';
 import type { ActionRecord, Episode } from '../workflow/trajectory.ts';
 import { deriveSeed, mulberry32 } from './rng.ts';
+import { boolOption, intOption, numberOption, oneOfOption, optionError, rejectUnknown, type Options } from './task-options.ts';
 import type { EvalRequest, RolloutRequest, Sampling, Task, TaskBundle } from './task.ts';
 import { registerTask } from './task.ts';
 
 type TeamRewardMode = 'broadcast' | 'split';
-
-function option<T>(options: Record<string, unknown>, key: string, check: (v: unknown) => v is T, fallback: T, allowed: string): T {
-  const v = options[key];
-  if (v === undefined) return fallback;
-  if (!check(v)) throw new Error(`task.options.${key}: got ${JSON.stringify(v)}, expected ${allowed}`);
-  return v;
-}
-const isPositiveInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 1;
-const isBool = (v: unknown): v is boolean => typeof v === 'boolean';
 
 function sampleParams(s: Sampling, maxNewTokens: number, seed: number) {
   return { temperature: s.temperature, topP: s.topP, topK: s.topK, maxNewTokens, stopTokenIds: [], stopStrings: [], seed };
@@ -50,23 +43,22 @@ export interface CoordinationGameOptions {
   senderHint: number;
 }
 
-export function coordinationGame(options: Record<string, unknown> = {}): TaskBundle {
+export function coordinationGame(options: Options = {}): TaskBundle {
   const o: CoordinationGameOptions = {
-    symbols: option(options, 'symbols', isPositiveInt, 4, 'an integer >= 1'),
-    dependency: option(options, 'dependency', isBool, true, 'true or false'),
-    messageTokens: option(options, 'messageTokens', isPositiveInt, 1, 'an integer >= 1'),
-    teamReward: option(options, 'teamReward', (v): v is TeamRewardMode => v === 'broadcast' || v === 'split', 'broadcast', "'broadcast' or 'split'"),
-    senderHint: option(options, 'senderHint', (v): v is number => typeof v === 'number' && v >= 0, 0, 'a number >= 0'),
+    symbols: intOption(options, 'symbols', 4, 1),
+    dependency: boolOption(options, 'dependency', true),
+    messageTokens: intOption(options, 'messageTokens', 1, 1),
+    teamReward: oneOfOption(options, 'teamReward', ['broadcast', 'split'] as const, 'broadcast'),
+    senderHint: numberOption(options, 'senderHint', 0, 0),
   };
   const hiddenSize = hiddenSizeOption(options);
-  const known = ['symbols', 'dependency', 'messageTokens', 'teamReward', 'senderHint', 'hiddenSize'];
-  for (const k of Object.keys(options)) if (!known.includes(k)) throw new Error(`task.options.${k}: unknown option of coordination-game (${known.join(', ')})`);
+  rejectUnknown(options, ['symbols', 'dependency', 'messageTokens', 'teamReward', 'senderHint', 'hiddenSize'], 'coordination-game');
   const K = o.symbols;
   const play = async (engine: Engine, secrets: number[], seed: number, sampling: Sampling, policies: Record<string, string>): Promise<Episode[]> => {
     const senderPrompts = secrets.map((s) => [0, 1, 3 + s]);
-    const sent = await engine.sample(target(policies.sender!), senderPrompts, sampleParams(sampling, o.messageTokens, deriveSeed(seed, 1)));
+    const sent = await engine.sample(policyTarget(policies.sender!), senderPrompts, sampleParams(sampling, o.messageTokens, deriveSeed(seed, 1)));
     const receiverPrompts = sent.map((m) => (o.dependency ? [0, 2, ...m.tokens] : [0, 2]));
-    const answered = await engine.sample(target(policies.receiver!), receiverPrompts, sampleParams(sampling, 1, deriveSeed(seed, 2)));
+    const answered = await engine.sample(policyTarget(policies.receiver!), receiverPrompts, sampleParams(sampling, 1, deriveSeed(seed, 2)));
     return secrets.map((s, b) => {
       const team = answered[b]!.tokens[0] === 3 + s ? 1 : 0;
       const share = o.teamReward === 'split' ? team / 2 : team;
@@ -100,15 +92,15 @@ export function coordinationGame(options: Record<string, unknown> = {}): TaskBun
   return { task, vocabSize: 3 + K, buildEngine: async (seed) => tinyDecoder(3 + K, hiddenSize, seed) };
 }
 
-export function bandit(options: Record<string, unknown> = {}): TaskBundle {
+export function bandit(options: Options = {}): TaskBundle {
   const arms = options.armRewards ?? [0, 0.2, 1, 0.5];
-  if (!Array.isArray(arms) || arms.length === 0 || !arms.every((x) => typeof x === 'number')) throw new Error('task.options.armRewards: expected a non-empty list of numbers');
+  if (!Array.isArray(arms) || arms.length === 0 || !arms.every((x) => typeof x === 'number')) throw optionError('armRewards', arms, 'a non-empty list of numbers');
   const hiddenSize = hiddenSizeOption(options);
-  for (const k of Object.keys(options)) if (k !== 'armRewards' && k !== 'hiddenSize') throw new Error(`task.options.${k}: unknown option of bandit (armRewards, hiddenSize)`);
+  rejectUnknown(options, ['armRewards', 'hiddenSize'], 'bandit');
   const rewards = arms as number[];
   const pull = async (engine: Engine, n: number, seed: number, sampling: Sampling, policies: Record<string, string>): Promise<Episode[]> => {
     const prompts = Array.from({ length: n }, () => [0, 1]);
-    const out = await engine.sample(target(policies.agent!), prompts, sampleParams(sampling, 1, seed));
+    const out = await engine.sample(policyTarget(policies.agent!), prompts, sampleParams(sampling, 1, seed));
     return out.map((r, b) => {
       const reward = rewards[r.tokens[0]! - 2] ?? 0;
       return { problemId: 'bandit', actions: [action('agent', 0, policies.agent!, prompts[b]!, r, reward)], steps: [{ t: 0, teamReward: reward, done: true }], score: reward, info: { arm: r.tokens[0]! - 2 } };
@@ -132,12 +124,10 @@ export function tinyDecoder(vocabSize: number, hiddenSize: number, seed: number)
   return createEngine(config, { seed });
 }
 
-function hiddenSizeOption(options: Record<string, unknown>): number {
-  return option(options, 'hiddenSize', (v): v is number => isPositiveInt(v) && v % 4 === 0, 256, 'a positive multiple of 4');
-}
-
-function target(policy: string) {
-  return policy === 'base' ? ({ kind: 'base' } as const) : ({ kind: 'adapter', name: policy } as const);
+function hiddenSizeOption(options: Options): number {
+  const hiddenSize = intOption(options, 'hiddenSize', 256, 4);
+  if (hiddenSize % 4 !== 0) throw optionError('hiddenSize', hiddenSize, 'a positive multiple of 4');
+  return hiddenSize;
 }
 
 registerTask('coordination-game', coordinationGame);

@@ -16,6 +16,7 @@
 //   still runs as the run's own unprivileged uid (setpriv), so the process limit binds.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import type { SandboxLimits } from './types.ts';
 
@@ -154,7 +155,6 @@ export function sandboxUidRange(): { first: number; end: number } {
 
 /** Pids of live processes owned by uids in [first, end) (reads /proc; Linux only). */
 export async function processesOwnedBy(first: number, end: number): Promise<number[]> {
-  const { readdir, stat } = await import('node:fs/promises');
   const pids: number[] = [];
   for (const name of await readdir('/proc')) {
     if (!/^\d+$/.test(name)) continue;

@@ -19,7 +19,7 @@ import { deriveSeed } from '../rl/rng.ts';
 import type { EvalRequest, RolloutRequest, Sampling, Task, TaskBundle, TaskContext } from '../rl/task.ts';
 import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts';
 import { engineSampler, rollout, withPolicies, BASE_POLICY, type ActionSampler, type Episode, type RewardAssignment, type TaskEnv, type Workflow } from '../workflow/index.ts';
-import { intOption, numberOption, oneOfOption, optionError, rejectUnknown, stringOption, TaskOptionError, type Options } from './options.ts';
+import { intOption, numberOption, oneOfOption, optionError, rejectUnknown, stringOption, TaskOptionError, type Options } from '../rl/task-options.ts';
 import { loadProblemSets, stepProblems, type DatasetChoice, type ProblemSets, type SplitChoice } from './problem-source.ts';
 import { DEFAULT_TINY_SHAPE, taskCharTokenizer, tinyEngine, type TinyModelShape } from './tiny-model.ts';
 import { WORKFLOW_NAMES, buildWorkflow, defaultAnswerRole, type WorkflowChoice } from './workflow-catalog.ts';
@@ -97,9 +97,9 @@ export class WorkflowTask implements Task {
   private checkTokenizer(engine: Engine): void {
     const model = engine.config.vocabSize;
     const own = this.tokenizer.vocabSize;
-    if (model < own) throw new Error(`the model's vocabulary (${model}) is smaller than the tokenizer's (${own}): task.options.tokenizer must name the model's own tokenizer`);
+    if (model < own) throw new TaskOptionError(`the model's vocabulary (${model}) is smaller than the tokenizer's (${own}): task.options.tokenizer must name the model's own tokenizer`);
     if (this.options.tokenizer === 'char' && !this.deps.tokenizer && model !== own) {
-      throw new Error(`task.options.tokenizer is 'char' (${own} ids) but the model has ${model}: set task.options.tokenizer to the model folder`);
+      throw new TaskOptionError(`task.options.tokenizer is 'char' (${own} ids) but the model has ${model}: set task.options.tokenizer to the model folder`);
     }
   }
 

@@ -45,16 +45,16 @@ async function learn(bundle: TaskBundle, config: ReturnType<typeof configFor>) {
 }
 
 test('embedded engine: MARFT with D = 1 reaches >= 0.9 held-out in 40 steps; with D = 0 it stays <= 0.35', { skip }, async (t) => {
-  const dependent = await learn(coordinationGame({ symbols: 4, dependency: true, senderHint: 0.5 }), configFor({ steps: 40 }));
+  const dependent = await learn(coordinationGame({ symbols: 4, dependency: true, senderHint: 0.5 }), configFor({ steps: 40, lr: 0.003 }));
   assert.ok(dependent.before <= 0.3, `untrained ${dependent.before}`);
   assert.ok(dependent.after >= 0.9, `MARFT, D = 1: ${dependent.after}`);
-  const independent = await learn(coordinationGame({ symbols: 4, dependency: false, senderHint: 0.5 }), configFor({ steps: 40 }));
+  const independent = await learn(coordinationGame({ symbols: 4, dependency: false, senderHint: 0.5 }), configFor({ steps: 40, lr: 0.003 }));
   t.diagnostic(`held-out: untrained ${dependent.before}, MARFT D = 1 ${dependent.after}, D = 0 ${independent.after}`);
   assert.ok(independent.after <= 0.35, `D = 0: ${independent.after}`);
 });
 
 test('embedded engine: MARFT without parameter sharing (3 adapters) reaches >= 0.9 in 35 steps (4 PPO epochs)', { skip }, async (t) => {
-  const r = await learn(coordinationGame({ symbols: 4, dependency: true, senderHint: 0.5 }), configFor({ sharing: false, epochs: 4, lr: 0.005, steps: 35 }));
+  const r = await learn(coordinationGame({ symbols: 4, dependency: true, senderHint: 0.5 }), configFor({ sharing: false, epochs: 4, lr: 0.002, steps: 35 }));
   t.diagnostic(`held-out: untrained ${r.before}, unshared MARFT ${r.after}`);
   assert.ok(r.after >= 0.9, `unshared MARFT: ${r.after}`);
   assert.ok(r.metrics.some((m) => Number(m.clip_fraction) > 0), 'several epochs make the clip active');

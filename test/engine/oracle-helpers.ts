@@ -1,21 +1,12 @@
 // Shared helpers of the engine's oracle tests: the Python reference (oracle/engine_oracle.py run by
 // .venv-oracle), tiny random checkpoints cached per architecture, and comparisons.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { repoRoot, runPython, tempDir } from '../python-oracle.ts';
 
-export const repoRoot = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-const python = join(repoRoot, '.venv-oracle/bin/python');
+export { repoRoot, skipWithoutVenv, tempDir } from '../python-oracle.ts';
 const script = join(repoRoot, 'oracle/engine_oracle.py');
-
-/** A skip reason when the oracle venv is missing (CI always has it: scripts/setup.sh makes it). */
-export const skipWithoutVenv: string | false = existsSync(python) ? false : `no ${python}: run scripts/setup.sh to build the oracle venv`;
-
-export function tempDir(prefix: string): string {
-  return mkdtempSync(join(tmpdir(), `marft-${prefix}-`));
-}
 
 export interface OracleJob {
   cmd: string;
@@ -47,10 +38,7 @@ export function oracleBatch(jobs: OracleJob[]): string[] {
     return entry;
   });
   writeFileSync(join(dir, 'jobs.json'), JSON.stringify(list));
-  const r = spawnSync(python, [script, 'batch', '--input', join(dir, 'jobs.json')], {
-    encoding: 'utf8', env: { ...process.env, TRANSFORMERS_VERBOSITY: 'error', HF_HUB_OFFLINE: '1', TQDM_DISABLE: '1' },
-  });
-  if (r.status !== 0) throw new Error(`oracle batch failed:\n${r.stderr}`);
+  runPython([script, 'batch', '--input', join(dir, 'jobs.json')], { env: { ...process.env, TRANSFORMERS_VERBOSITY: 'error', HF_HUB_OFFLINE: '1', TQDM_DISABLE: '1' } });
   return outs;
 }
 

@@ -2,9 +2,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createEngine } from '../../src/engine/index.ts';
+import { tinyModelConfig } from '../../src/tasks/tiny-model.ts';
+import { CharTokenizer } from '../../src/tokenizer/index.ts';
 
 const cli = new URL('../../bin/marft.mjs', import.meta.url).pathname;
 const example = new URL('../../examples/coordination-tabular.yaml', import.meta.url).pathname;
@@ -46,4 +49,18 @@ test('user mistakes are one line naming the key, exit code 2', () => {
   assert.match(marft('train', bad).stderr, /--run-dir is required/);
   assert.equal(marft('train', '--help').status, 0);
   assert.equal(marft('eval', '--help').status, 0);
+});
+
+test('a task option that does not fit the model (found once the engine exists) is one line, exit code 2', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'marft-cli-mismatch-'));
+  const model = join(dir, 'model');
+  const narrow = createEngine(tinyModelConfig(new CharTokenizer('0123456789'), { hiddenSize: 8, layers: 1, contextLength: 64 }), { seed: 1 });
+  await narrow.saveBase(model);
+  const config = join(dir, 'mismatch.yaml');
+  writeFileSync(config, `task: { name: workflow, options: { dataset: gsm8k, workflow: duo, tokenizer: char } }\nmodel: { engine: embedded, path: ${JSON.stringify(model)} }\ntrain: { steps: 1 }\n`);
+  const r = marft('train', config, '--run-dir', join(dir, 'run'), '--no-progress');
+  assert.equal(r.status, 2, r.stderr);
+  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  assert.match(r.stderr, /^marft train: the model's vocabulary \(18\) is smaller than the tokenizer's \(105\)/);
+  rmSync(dir, { recursive: true, force: true });
 });

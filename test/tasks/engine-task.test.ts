@@ -3,7 +3,7 @@
 // same (seed, step) giving the same episodes, and a tokenizer/model mismatch caught before sampling.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { workflowTask, WorkflowTask } from '../../src/tasks/index.ts';
+import { TaskOptionError, workflowTask, WorkflowTask } from '../../src/tasks/index.ts';
 import { MathEnv } from '../../src/env/index.ts';
 import type { MathProblem } from '../../src/env/datasets/index.ts';
 import { mathAnswersEqual } from '../../src/verify/math/index.ts';
@@ -45,7 +45,7 @@ test('GSM8K Duo on the embedded engine: rewards are the verifier on the sampled 
   assert.deepEqual(again.map((e) => e.actions.map((a) => a.actionTokens)), episodes.map((e) => e.actions.map((a) => a.actionTokens)));
 
   const narrow = createEngine(tinyModelConfig(new CharTokenizer('0123456789'), { hiddenSize: 8, layers: 1, contextLength: 64 }), { seed: 1 });
-  await assert.rejects(task.rollout(narrow, req), /the model's vocabulary \(18\) is smaller than the tokenizer's \(105\)/);
+  await assert.rejects(task.rollout(narrow, req), (e) => e instanceof TaskOptionError && /the model's vocabulary \(18\) is smaller than the tokenizer's \(105\)/.test(e.message));
   const wide = createEngine(tinyModelConfig(new CharTokenizer(DEFAULT_ALPHABET + '\tλ'), { hiddenSize: 8, layers: 1, contextLength: 64 }), { seed: 1 });
-  await assert.rejects(task.rollout(wide, req), /task\.options\.tokenizer is 'char' \(105 ids\) but the model has 106: set task\.options\.tokenizer to the model folder/);
+  await assert.rejects(task.rollout(wide, req), (e) => e instanceof TaskOptionError && /task\.options\.tokenizer is 'char' \(105 ids\) but the model has 106: set task\.options\.tokenizer to the model folder/.test(e.message));
 });

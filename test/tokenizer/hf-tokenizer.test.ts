@@ -1,15 +1,12 @@
 // HfTokenizer against transformers' AutoTokenizer (the oracle in hf_oracle.py, run with .venv-oracle).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { CharTokenizer, HfTokenizer, MissingTokenizerError, type ChatMessage } from '../../src/tokenizer/index.ts';
+import { repoRoot, runPython, skipWithoutVenv as skip } from '../python-oracle.ts';
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const python = join(repoRoot, '.venv-oracle/bin/python');
 const oracle = join(repoRoot, 'test/tokenizer/hf_oracle.py');
 
 interface Expectations {
@@ -29,7 +26,7 @@ function expectations(
   const casesFile = join(tmpdir(), `marft-cases-${process.pid}-${Date.now()}.json`);
   writeFileSync(casesFile, JSON.stringify(cases));
   try {
-    return JSON.parse(execFileSync(python, [oracle, 'expect', dir, casesFile], { encoding: 'utf8' })) as Expectations[];
+    return JSON.parse(runPython([oracle, 'expect', dir, casesFile])) as Expectations[];
   } finally {
     rmSync(casesFile, { force: true });
   }
@@ -52,8 +49,6 @@ const CHATS: ChatMessage[][] = [
     { role: 'user', content: "Now it is Solver's turn. Executes the plan and produces the final answer." },
   ],
 ];
-
-const skip = existsSync(python) ? false : 'needs .venv-oracle (scripts/setup.sh)';
 
 test('HfTokenizer matches transformers on a tiny Qwen-style BPE tokenizer: ids, decoding, chat text and chat ids', { skip }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'marft-hf-'));

@@ -1,8 +1,9 @@
 // Builds `marft verify code` input lines from the HumanEval and MBPP files in ../shared/data.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { sharedDataDir } from '../../src/env/datasets/index.ts';
 
-export const DATA_DIR = resolve(process.cwd(), '../shared/data');
+export const DATA_DIR = sharedDataDir();
 
 interface HumanEvalRow {
   task_id: string;

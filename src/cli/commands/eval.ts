@@ -5,6 +5,7 @@ import { parseArgs, stringFlag } from '../args.ts';
 import { UserError } from '../errors.ts';
 import { loadConfig } from '../../config/load.ts';
 import { ConfigError } from '../../config/schema-dsl.ts';
+import { TaskOptionError } from '../../rl/task-options.ts';
 import { latestCheckpoint, loadCheckpoint, readCheckpointState } from '../../rl/checkpoint.ts';
 import { basePolicies, evaluatePolicies } from '../../rl/evaluate.ts';
 import { buildRun } from '../../rl/run-setup.ts';
@@ -55,7 +56,8 @@ export async function run(args: string[]): Promise<number> {
     await engine.dispose();
     return 0;
   } catch (err) {
-    if (err instanceof ConfigError) throw new UserError(err.message);
+    // A task's option that does not fit the model shows up only once the engine exists.
+    if (err instanceof ConfigError || err instanceof TaskOptionError) throw new UserError(err.message);
     throw err;
   }
 }

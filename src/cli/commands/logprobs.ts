@@ -1,10 +1,10 @@
 // `marft logprobs`: per-token log-probs of token sequences under a model (and optionally a PEFT
 // adapter), one JSON line per input line; for checking the engine from outside (issue 2, item 9).
-import { createReadStream, existsSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { parseArgs, requireFlag, stringFlag } from '../args.ts';
 import { UserError } from '../errors.ts';
+import { readInputLines } from '../input-lines.ts';
 import { loadEngine } from '../../engine/index.ts';
 
 export const summary = 'print per-token log-probs of token sequences (--model DIR [--adapter DIR] --input FILE.jsonl)';
@@ -67,14 +67,10 @@ export async function run(args: string[]): Promise<number> {
     throw new UserError((e as Error).message);
   }
   const target = adapter !== undefined ? { kind: 'adapter' as const, name: 'adapter' } : { kind: 'base' as const };
-  const lines = createInterface({ input: input === '-' ? process.stdin : createReadStream(input), crlfDelay: Infinity });
-  let lineNo = 0;
-  for await (const text of lines) {
-    lineNo++;
-    if (text.trim() === '') continue;
-    const { tokens } = parseLine(text, lineNo, engine.config.vocabSize);
+  for await (const line of readInputLines(input)) {
+    const { tokens } = parseLine(line.text, line.number, engine.config.vocabSize);
     if (tokens.length > engine.config.maxPositionEmbeddings) {
-      throw new UserError(`input line ${lineNo}: ${tokens.length} tokens exceed the model's context of ${engine.config.maxPositionEmbeddings}`);
+      throw new UserError(`input line ${line.number}: ${tokens.length} tokens exceed the model's context of ${engine.config.maxPositionEmbeddings}`);
     }
     const out = await engine.forward(target, [{ tokens, scoreFrom: 1 }], { temperature });
     process.stdout.write(`${JSON.stringify({ logprobs: Array.from(out.logprobs![0]!) })}\n`);

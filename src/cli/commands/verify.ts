@@ -8,14 +8,15 @@
 // Output lines keep the input order. A malformed line is reported on stderr with its line number
 // and skipped; the rest are still judged. Exit status: 0 when every line was judged, 1 when some
 // were malformed, 2 for a usage error.
-import { createReadStream, createWriteStream, existsSync, openSync } from 'node:fs';
+import { createWriteStream, existsSync, openSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
 import { parseArgs, requireFlag, stringFlag, numberFlag } from '../args.ts';
 import { UserError } from '../errors.ts';
+import { readInputLines } from '../input-lines.ts';
 import { SlotLimiter } from '../../sandbox/index.ts';
 import { verifyCode, parsePyJson, type CodeTests, type PyJson } from '../../verify/code/index.ts';
+import { mathAnswersEqual } from '../../verify/math/index.ts';
 
 export const summary = 'judge programs (code) or maths answers (math) from a JSONL file';
 
@@ -39,20 +40,6 @@ options:
 
 Malformed lines are reported on stderr (file:line: what is wrong) and skipped. Exit status 0 when
 every line was judged, 1 when some lines were malformed, 2 for a usage error.`;
-
-interface Line {
-  number: number;
-  text: string;
-}
-
-async function* readLines(path: string): AsyncGenerator<Line> {
-  const rl = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
-  let number = 0;
-  for await (const text of rl) {
-    number++;
-    if (text.trim() !== '') yield { number, text };
-  }
-}
 
 function isObject(v: PyJson): v is { [key: string]: PyJson } {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -165,7 +152,7 @@ async function verifyCodeFile(input: string, out: Writable, concurrency: number,
   const inFlight = new Set<Promise<void>>();
   let malformed = 0;
   let index = 0;
-  for await (const line of readLines(input)) {
+  for await (const line of readInputLines(input)) {
     if (readerGone) break;
     const slot = index++;
     let item: CodeItem;
@@ -203,24 +190,10 @@ async function verifyCodeFile(input: string, out: Writable, concurrency: number,
 /** Set when stdout's reader went away (EPIPE): nothing more is read or judged. */
 let readerGone = false;
 
-type MathEqual = (gold: string, pred: string) => boolean;
-
-async function loadMathEqual(): Promise<MathEqual> {
-  const modulePath = '../../verify/math/index.ts';
-  try {
-    const mod = (await import(modulePath)) as { mathAnswersEqual?: MathEqual };
-    if (typeof mod.mathAnswersEqual === 'function') return mod.mathAnswersEqual;
-  } catch {
-    // fall through to the message below
-  }
-  throw new UserError('verify math: the maths verifier (src/verify/math) is not available yet');
-}
-
 async function verifyMathFile(input: string, out: Writable): Promise<number> {
-  const equal = await loadMathEqual();
   const progress = new Progress('marft verify math');
   let malformed = 0;
-  for await (const line of readLines(input)) {
+  for await (const line of readInputLines(input)) {
     if (readerGone) break;
     let v: unknown;
     try {
@@ -238,7 +211,7 @@ async function verifyMathFile(input: string, out: Writable): Promise<number> {
     }
     let isEqual = false;
     try {
-      isEqual = equal(o.gold, o.pred);
+      isEqual = mathAnswersEqual(o.gold, o.pred);
     } catch (err) {
       process.stderr.write(`${input}:${line.number}: comparison failed (${(err as Error).message}); counted as not equal\n`);
     }

@@ -1,19 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ModelConfig } from '../types.ts';
 import { parseHfConfig, toHfConfig, readHfConfig, writeHfConfig, readGenerationConfig, writeGenerationConfig } from './hf-config.ts';
+import { runPython, skipWithoutVenv as noPython, withTempDir } from '../../../test/python-oracle.ts';
 
-const PYTHON = '.venv-oracle/bin/python';
-const noPython = !existsSync(PYTHON) && 'no .venv-oracle (scripts/setup.sh)';
-
-function withTmp(fn: (dir: string) => void): void {
-  const dir = mkdtempSync(join(tmpdir(), 'marft-cfg-'));
-  try { fn(dir); } finally { rmSync(dir, { recursive: true, force: true }); }
-}
+const withTmp = (fn: (dir: string) => void): void => withTempDir('cfg', fn);
 
 const QWEN3: ModelConfig = {
   architecture: 'qwen3', vocabSize: 128, hiddenSize: 64, intermediateSize: 128, numHiddenLayers: 2, numAttentionHeads: 4,
@@ -73,7 +66,7 @@ test('config.json written here loads in transformers (AutoConfig + AutoModelForC
   withTmp((dir) => {
     const cfgs = { qwen3: QWEN3, qwen2: QWEN2, llama: LLAMA };
     for (const [name, cfg] of Object.entries(cfgs)) { mkdirSync(join(dir, name)); writeHfConfig(join(dir, name), cfg); }
-    const r = spawnSync(PYTHON, ['-c', `
+    const stdout = runPython(['-c', `
 import sys, json, warnings, torch
 from transformers import AutoConfig, AutoModelForCausalLM, LlamaConfig, Qwen2Config, Qwen3Config
 d = sys.argv[1]
@@ -94,9 +87,8 @@ Qwen3Config(vocab_size=96, hidden_size=48, intermediate_size=80, num_hidden_laye
 Qwen2Config(vocab_size=96, hidden_size=48, intermediate_size=80, num_hidden_layers=3, num_attention_heads=6, num_key_value_heads=2, rope_theta=1e6, eos_token_id=3).save_pretrained(d + "/hf-qwen2")
 LlamaConfig(vocab_size=96, hidden_size=48, intermediate_size=80, num_hidden_layers=3, num_attention_heads=6, num_key_value_heads=6, rms_norm_eps=1e-5, max_position_embeddings=64).save_pretrained(d + "/hf-llama")
 print(json.dumps(out))
-`, dir], { encoding: 'utf8' });
-    assert.equal(r.status, 0, r.stderr);
-    const got = JSON.parse(r.stdout.trim().split('\n').pop()!);
+`, dir]);
+    const got = JSON.parse(stdout.trim().split('\n').pop()!);
     for (const [name, cfg] of Object.entries(cfgs)) {
       const g = got[name];
       assert.equal(g.class, { qwen3: 'Qwen3ForCausalLM', qwen2: 'Qwen2ForCausalLM', llama: 'LlamaForCausalLM' }[name]);

@@ -1,29 +1,22 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, unlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync, mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LinearModule, LoraConfig, ModelConfig } from '../types.ts';
 import { ALL_LINEAR_MODULES } from '../types.ts';
-import { readPeftAdapter, writePeftAdapter, linearShape, loraTensorName, peftAdapterConfigJson, type LoraWeights } from './peft.ts';
+import { readPeftAdapter, writePeftAdapter, loraTensorName, peftAdapterConfigJson, type LoraWeights } from './peft.ts';
+import { linearShape } from './weights.ts';
 import { readHfConfig } from './hf-config.ts';
 import { writeSafetensors, readSafetensors } from './safetensors.ts';
 import { Rng } from './sampling.ts';
+import { runPython, skipWithoutVenv as noPython, tempDir, withTempDir } from '../../../test/python-oracle.ts';
 
-const PYTHON = '.venv-oracle/bin/python';
-const noPython = !existsSync(PYTHON) && 'no .venv-oracle (scripts/setup.sh)';
-
+/** The last line Python prints (PEFT and transformers may print warnings before it). */
 function python(script: string, ...args: string[]): string {
-  const r = spawnSync(PYTHON, ['-c', script, ...args], { encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr);
-  return r.stdout.trim().split('\n').pop() ?? '';
+  return runPython(['-c', script, ...args]).trim().split('\n').pop() ?? '';
 }
 
-function withTmp(fn: (dir: string) => void): void {
-  const dir = mkdtempSync(join(tmpdir(), 'marft-peft-'));
-  try { fn(dir); } finally { rmSync(dir, { recursive: true, force: true }); }
-}
+const withTmp = (fn: (dir: string) => void): void => withTempDir('peft', fn);
 
 const MODEL: ModelConfig = {
   architecture: 'qwen2', vocabSize: 64, hiddenSize: 32, intermediateSize: 48, numHiddenLayers: 2, numAttentionHeads: 4,
@@ -84,7 +77,7 @@ print(json.dumps({"params": params, "scaling": q.scaling["default"], "delta": fl
 // One Python run writes the base and PEFT's adapters for all the tests below (torch starts slowly).
 let shared = '';
 before(() => {
-  shared = mkdtempSync(join(tmpdir(), 'marft-peft-'));
+  shared = tempDir('peft');
   if (!noPython) python(PEFT_WRITE_PY, shared);
 });
 after(() => rmSync(shared, { recursive: true, force: true }));

@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { join } from 'node:path';
 import { ALL_LINEAR_MODULES, type LinearModule, type LoraConfig, type ModelConfig } from '../types.ts';
 import { readSafetensors, writeSafetensors, type HostTensor } from './safetensors.ts';
+import { linearShape } from './weights.ts';
 
 export interface LoraWeights {
   layer: number;
@@ -44,21 +45,6 @@ export function loraTensorName(layer: number, module: LinearModule, factor: 'A' 
 }
 
 const NAME_RE = /^base_model\.model\.model\.layers\.(\d+)\.(self_attn|mlp)\.([a-z_]+)\.lora_(A|B)\.weight$/;
-
-/** [out_features, in_features] of a linear layer of `model`. */
-export function linearShape(model: ModelConfig, module: LinearModule): [number, number] {
-  const q = model.numAttentionHeads * model.headDim;
-  const kv = model.numKeyValueHeads * model.headDim;
-  switch (module) {
-    case 'q_proj': return [q, model.hiddenSize];
-    case 'k_proj':
-    case 'v_proj': return [kv, model.hiddenSize];
-    case 'o_proj': return [model.hiddenSize, q];
-    case 'gate_proj':
-    case 'up_proj': return [model.intermediateSize, model.hiddenSize];
-    case 'down_proj': return [model.hiddenSize, model.intermediateSize];
-  }
-}
 
 function isEmpty(v: unknown): boolean {
   return v === undefined || v === null || (typeof v === 'object' && Object.keys(v as object).length === 0);

@@ -1,25 +1,13 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, truncateSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { readHfConfig } from './hf-config.ts';
 import { readSafetensors, readSafetensorsMetadata, readSafetensorsHeader, writeSafetensors, loadHfWeights, type HostTensor } from './safetensors.ts';
+import { runPython, skipWithoutVenv as noPython, tempDir, withTempDir } from '../../../test/python-oracle.ts';
 
-const PYTHON = '.venv-oracle/bin/python';
-const noPython = !existsSync(PYTHON) && 'no .venv-oracle (scripts/setup.sh)';
-
-function python(script: string, ...args: string[]): string {
-  const r = spawnSync(PYTHON, ['-c', script, ...args], { encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr);
-  return r.stdout;
-}
-
-function withTmp(fn: (dir: string) => void): void {
-  const dir = mkdtempSync(join(tmpdir(), 'marft-st-'));
-  try { fn(dir); } finally { rmSync(dir, { recursive: true, force: true }); }
-}
+const python = (script: string, ...args: string[]): string => runPython(['-c', script, ...args]);
+const withTmp = (fn: (dir: string) => void): void => withTempDir('st', fn);
 
 // Python writes tensors whose values are exactly representable in each dtype (k/8 - 2 for
 // fp16/bf16), plus the same values exported as JSON (float64) for comparison.
@@ -73,7 +61,7 @@ json.dump({k: v.double().flatten().tolist()[:5] + [float(v.double().sum())] for 
 // One Python run (torch starts slowly) writes every fixture the Python-backed tests read.
 let shared = '';
 before(() => {
-  shared = mkdtempSync(join(tmpdir(), 'marft-st-shared-'));
+  shared = tempDir('st-shared');
   if (noPython) return;
   python(WRITE_PY + SHARDED_PY, shared, JSON.stringify(Object.fromEntries(Object.entries(BYTES_CASE).map(([k, v]) => [k, { shape: v.shape, data: [...v.data] }]))));
 });
@@ -195,8 +183,7 @@ function w2shape(w: Map<string, HostTensor>): string[] {
 
 test('oracle/make_tiny_checkpoints.py: every architecture and variant loads here with every weight perturbed', { skip: noPython }, () => {
   withTmp((dir) => {
-    const r = spawnSync(PYTHON, ['oracle/make_tiny_checkpoints.py', dir, '--seed', '3'], { encoding: 'utf8' });
-    assert.equal(r.status, 0, r.stderr);
+    runPython(['oracle/make_tiny_checkpoints.py', dir, '--seed', '3']);
     const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { checkpoints: { name: string; arch: string; tied: boolean }[] };
     assert.deepEqual(manifest.checkpoints.map((c) => c.name), ['llama-untied', 'llama-tied', 'qwen2-untied', 'qwen2-tied', 'qwen3-untied', 'qwen3-tied']);
     for (const c of manifest.checkpoints) {

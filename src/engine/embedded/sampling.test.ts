@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { Rng, sampleToken, samplingDistribution, logSoftmax, findStopString, type SamplingParams } from './sampling.ts';
+import { runPython, skipWithoutVenv } from '../../../test/python-oracle.ts';
 
 const logitsOf = (p: number[]): Float32Array => Float32Array.from(p.map(Math.log));
 
@@ -169,8 +168,7 @@ test('findStopString finds the earliest stop, ignores empty stops', () => {
   assert.equal(findStopString('ab\nQ:', ['\nQ:']), 2);
 });
 
-const PYTHON = '.venv-oracle/bin/python';
-test('the filtered distribution equals transformers\' Temperature/TopK/TopP warpers + softmax', { skip: !existsSync(PYTHON) && 'no .venv-oracle (scripts/setup.sh)' }, () => {
+test('the filtered distribution equals transformers\' Temperature/TopK/TopP warpers + softmax', { skip: skipWithoutVenv }, () => {
   const rng = new Rng(77);
   const cases: { logits: number[]; temperature: number; topK: number; topP: number }[] = [];
   for (const [temperature, topK, topP] of [[1, 0, 0.9], [0.7, 10, 1], [1.3, 20, 0.8], [0.5, 0, 0.5], [2, 5, 0.95]] as const) {
@@ -188,9 +186,7 @@ for c in json.load(sys.stdin):
     out.append(torch.softmax(s.double(), -1)[0].tolist())
 print(json.dumps(out))
 `;
-  const r = spawnSync(PYTHON, ['-c', script], { input: JSON.stringify(cases), encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr);
-  const want: number[][] = JSON.parse(r.stdout);
+  const want: number[][] = JSON.parse(runPython(['-c', script], { stdin: JSON.stringify(cases) }));
   cases.forEach((c, n) => {
     const got = samplingDistribution(Float32Array.from(c.logits), c);
     for (let i = 0; i < got.length; i++) {

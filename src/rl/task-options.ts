@@ -1,7 +1,7 @@
 // Reading a task's `task.options` (a plain object from the configuration file) with errors that
-// name the key and the allowed values, in the style of src/rl/toy-tasks.ts ("task.options.KEY: got
-// X, expected Y"), which src/rl/run-setup.ts turns into a ConfigError. The toy tasks keep their
-// helper private, hence this small one.
+// name the key and the allowed values: "task.options.KEY: got X, expected Y", which
+// src/rl/run-setup.ts turns into a ConfigError. Shared by every registered task (the toy tasks in
+// ./toy-tasks.ts and the workflow task in src/tasks/).
 
 export type Options = Record<string, unknown>;
 
@@ -40,6 +40,13 @@ export function numberOption(options: Options, key: string, fallback: number, mi
   const v = options[key];
   if (v === undefined) return fallback;
   if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max) throw optionError(key, v, max === Infinity ? `a number >= ${min}` : `a number in [${min}, ${max}]`);
+  return v;
+}
+
+export function boolOption(options: Options, key: string, fallback: boolean): boolean {
+  const v = options[key];
+  if (v === undefined) return fallback;
+  if (typeof v !== 'boolean') throw optionError(key, v, 'true or false');
   return v;
 }
 
