@@ -60,13 +60,20 @@ export async function saveCheckpoint(engine: Engine, runDir: string, state: Chec
   return final;
 }
 
-/** The folder of the latest complete checkpoint of a run, or null. */
+/**
+ * The folder of the latest complete checkpoint of a run, or null. When `latest.json` names a folder
+ * that is gone (a kill while a step's checkpoint was being saved a second time, between removing
+ * the old folder and renaming the new one in), the newest complete `step-*` folder is used.
+ */
 export async function latestCheckpoint(runDir: string): Promise<string | null> {
   const root = join(runDir, 'checkpoints');
-  if (!existsSync(join(root, 'latest.json'))) return null;
-  const { dir } = JSON.parse(await readFile(join(root, 'latest.json'), 'utf8')) as { dir: string };
-  const path = join(root, dir);
-  return existsSync(join(path, 'state.json')) ? path : null;
+  if (!existsSync(root)) return null;
+  if (existsSync(join(root, 'latest.json'))) {
+    const { dir } = JSON.parse(await readFile(join(root, 'latest.json'), 'utf8')) as { dir: string };
+    if (existsSync(join(root, dir, 'state.json'))) return join(root, dir);
+  }
+  const complete = (await readdir(root)).filter((d) => /^step-\d+$/.test(d) && existsSync(join(root, d, 'state.json'))).sort();
+  return complete.length > 0 ? join(root, complete[complete.length - 1]!) : null;
 }
 
 export async function readCheckpointState(dir: string): Promise<CheckpointState> {
