@@ -1,0 +1,110 @@
+// The demo's task for the MARFT trainer (src/rl/task.ts): two-step arithmetic solved by the
+// Planner → Solver workflow, run by the Flex-MG runtime. Registered as "arith-duo", so a training
+// configuration can name it too (task: {name: arith-duo, options: {...}}).
+//
+// Options:
+//   heldOut        problems set aside for evaluation, never trained on (default 1000)
+//   trainAgents    the agents whose adapters train (default both). An agent left out acts with the
+//                  frozen base and its actions are dropped from the training episodes (the ablations)
+//   pretrainSteps  when the configuration names no model, the task pretrains one (default 1200)
+import { createEngine } from '../engine/index.ts';
+import type { Engine } from '../engine/types.ts';
+import { deriveSeed } from '../rl/rng.ts';
+import { registerTask, type EvalRequest, type RolloutRequest, type Sampling, type Task, type TaskBundle } from '../rl/task.ts';
+import { engineSampler, rollout, type ActionSampler, type Episode } from '../workflow/index.ts';
+import { ArithEnv } from './arith-env.ts';
+import { DUO_AGENT_NAMES, type DuoAgentName, duoWorkflow } from './duo-workflow.ts';
+import { demoModelConfig } from './model-config.ts';
+import { DEFAULT_PRETRAIN, pretrain } from './pretrain.ts';
+import { Rng } from './rng.ts';
+import { type Problem, type Split, DEFAULT_HELD_OUT, splitProblems } from './task.ts';
+import { demoTokenizer } from './vocab.ts';
+
+export interface ArithTaskOptions {
+  heldOut: number;
+  trainAgents: DuoAgentName[];
+  pretrainSteps: number;
+}
+
+export const DEFAULT_ARITH_OPTIONS: ArithTaskOptions = { heldOut: DEFAULT_HELD_OUT, trainAgents: [...DUO_AGENT_NAMES], pretrainSteps: DEFAULT_PRETRAIN.steps };
+
+/** Plays the Duo on the given problems (one episode each) through the Flex-MG runtime. */
+export async function playDuo(sampler: ActionSampler, problems: Problem[], policies: Partial<Record<DuoAgentName, string>>, sampling: Sampling, seed: number): Promise<Episode[]> {
+  const tokenizer = demoTokenizer();
+  return rollout(duoWorkflow(policies), problems.map((p) => new ArithEnv(p)), {
+    sampler,
+    tokenizer,
+    params: { temperature: sampling.temperature, topP: sampling.topP, topK: sampling.topK, maxNewTokens: sampling.maxNewTokens, stopTokenIds: [], stopStrings: [], seed },
+  });
+}
+
+export class ArithDuoTask implements Task {
+  readonly agents: readonly DuoAgentName[];
+  readonly split: Split;
+
+  constructor(readonly options: ArithTaskOptions = DEFAULT_ARITH_OPTIONS) {
+    this.agents = DUO_AGENT_NAMES.filter((a) => options.trainAgents.includes(a));
+    this.split = splitProblems(options.heldOut);
+  }
+
+  /** Policies of the trained agents from the request; the others act with the frozen base. */
+  private policies(requested: Record<string, string>): Partial<Record<DuoAgentName, string>> {
+    return Object.fromEntries(this.agents.map((a) => [a, requested[a] ?? 'base']));
+  }
+
+  async rollout(engine: Engine, req: RolloutRequest): Promise<Episode[]> {
+    const rng = new Rng(deriveSeed(req.seed, 0));
+    const problems: Problem[] = [];
+    for (let i = 0; i < req.batchSize; i++) {
+      const p = rng.pick(this.split.train);
+      for (let g = 0; g < req.rolloutsPerPrompt; g++) problems.push(p);
+    }
+    const episodes = await playDuo(engineSampler(engine), problems, this.policies(req.policies), req.sampling, req.seed);
+    // Frozen agents' actions carry no gradient and have no adapter: the trainer never sees them.
+    return episodes.map((e) => ({ ...e, actions: e.actions.filter((a) => this.agents.includes(a.agent as DuoAgentName)) }));
+  }
+
+  async evaluate(engine: Engine, req: EvalRequest): Promise<Episode[]> {
+    const problems = req.problems > 0 ? this.split.heldOut.slice(0, req.problems) : this.split.heldOut;
+    const policies = Object.fromEntries(DUO_AGENT_NAMES.map((a) => [a, req.policies[a] ?? 'base']));
+    return playDuo(engineSampler(engine), problems, policies, req.sampling, req.seed);
+  }
+}
+
+function parseOptions(raw: Record<string, unknown>): ArithTaskOptions {
+  const known = ['heldOut', 'trainAgents', 'pretrainSteps'];
+  for (const k of Object.keys(raw)) if (!known.includes(k)) throw new Error(`task.options.${k}: unknown option of arith-duo (${known.join(', ')})`);
+  const o = { ...DEFAULT_ARITH_OPTIONS };
+  if (raw.heldOut !== undefined) {
+    if (typeof raw.heldOut !== 'number' || !Number.isInteger(raw.heldOut) || raw.heldOut < 1 || raw.heldOut > 3000) throw new Error(`task.options.heldOut: got ${JSON.stringify(raw.heldOut)}, expected an integer in 1..3000`);
+    o.heldOut = raw.heldOut;
+  }
+  if (raw.trainAgents !== undefined) {
+    const list = raw.trainAgents;
+    if (!Array.isArray(list) || list.length === 0 || !list.every((a) => (DUO_AGENT_NAMES as readonly unknown[]).includes(a))) {
+      throw new Error(`task.options.trainAgents: got ${JSON.stringify(list)}, expected a non-empty list of ${DUO_AGENT_NAMES.map((a) => `'${a}'`).join(', ')}`);
+    }
+    o.trainAgents = list as DuoAgentName[];
+  }
+  if (raw.pretrainSteps !== undefined) {
+    if (typeof raw.pretrainSteps !== 'number' || !Number.isInteger(raw.pretrainSteps) || raw.pretrainSteps < 0) throw new Error(`task.options.pretrainSteps: got ${JSON.stringify(raw.pretrainSteps)}, expected an integer >= 0`);
+    o.pretrainSteps = raw.pretrainSteps;
+  }
+  return o;
+}
+
+/** Builds the demo's model: a random-initialised tiny decoder pretrained on the noisy teacher's transcripts. */
+export async function buildPretrainedEngine(task: ArithDuoTask, seed: number, steps: number, onProgress?: Parameters<typeof pretrain>[4]): Promise<{ engine: Engine; seconds: number; finalLoss: number }> {
+  const tokenizer = demoTokenizer();
+  const engine = createEngine(demoModelConfig(tokenizer), { seed });
+  const result = await pretrain(engine, tokenizer, task.split.train, { ...DEFAULT_PRETRAIN, steps, seed }, onProgress);
+  return { engine, seconds: result.seconds, finalLoss: result.losses[result.losses.length - 1] ?? NaN };
+}
+
+export function arithDuo(raw: Record<string, unknown> = {}): TaskBundle {
+  const options = parseOptions(raw);
+  const task = new ArithDuoTask(options);
+  return { task, vocabSize: demoTokenizer().vocabSize, buildEngine: async (seed) => (await buildPretrainedEngine(task, seed, options.pretrainSteps)).engine };
+}
+
+registerTask('arith-duo', arithDuo);

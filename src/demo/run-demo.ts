@@ -1,0 +1,246 @@
+// The demo, top to bottom: build a tiny model and pretrain it on an imperfect teacher's
+// transcripts; score the untrained Planner → Solver team on held-out problems; train both agents'
+// adapters with MARFT (the project's trainer, src/rl/trainer.ts, on the Flex-MG workflow of
+// ./duo-workflow.ts); score again. With `ablation`, two more teams get the same budget with only
+// the Planner or only the Solver trained. Everything lands in the run directory:
+//   model/                         the pretrained base (Hugging Face folder with its tokenizer)
+//   teams/<team>/                  the trainer's run: metrics.jsonl, checkpoints/ (PEFT adapters, critic)
+//   adapters/<team>/<agent>/       the trained adapters (PEFT)
+//   reward-per-step.png            training reward per RL step, one line per team
+//   results.json                   the numbers of the final JSON line
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadEngine } from '../engine/index.ts';
+import type { Engine } from '../engine/types.ts';
+import { parseConfig } from '../config/load.ts';
+import type { MarftConfig } from '../config/schema.ts';
+import { train } from '../rl/trainer.ts';
+import { ArithDuoTask, buildPretrainedEngine } from './arith-task.ts';
+import { DUO_AGENT_NAMES, type DuoAgentName, MAX_SOLUTION_TOKENS } from './duo-workflow.ts';
+import { demoModelConfig, parameterCount } from './model-config.ts';
+import { PALETTE, type Rgb, type Series, renderLineChart } from './plot.ts';
+import { resultsTable, round4 } from './report.ts';
+import { type TeamScore, teamScore } from './team-score.ts';
+import { demoTokenizer } from './vocab.ts';
+
+export interface DemoSettings {
+  heldOut: number;
+  pretrainSteps: number;
+  rlSteps: number;
+  problemsPerStep: number;
+  rolloutsPerProblem: number;
+  /** Every this many RL steps, greedy accuracy on the first `monitorProblems` held-out problems (monitoring only, never trained on). */
+  monitorEvery: number;
+  monitorProblems: number;
+  /** Overrides of the training configuration's defaults (src/config/schema.ts), merged key by key. */
+  trainer: Record<string, unknown>;
+  /** Also train the Planner-only and Solver-only teams with the same budget. */
+  ablation: boolean;
+}
+
+/** The trainer settings of the demo: App. B defaults except where a 0.4M model from scratch needs otherwise. */
+const TRAINER_OVERRIDES = {
+  algorithm: 'marft-action',
+  // n + 1 adapters: one LoRA policy per agent and the centralised critic.
+  policy: { parameterSharing: false, loraRank: 8, loraAlpha: 16 },
+  // Frozen base + MLP head (the reference code's critic; MAS-OPD's MARFT runs use hidden 64).
+  critic: { kind: 'mlp', mlpHidden: [64], warmupSteps: 2, valueClip: 0, optim: { lr: 1e-3 } },
+  // LoRA on a tiny model takes far larger steps than App. B's 5e-6 for billions of parameters.
+  actor: { klCoef: 0.1, optim: { lr: 1e-3, schedule: 'constant', warmupRatio: 0 } },
+};
+
+export const FULL_SETTINGS: DemoSettings = {
+  heldOut: 1000,
+  pretrainSteps: 1200,
+  rlSteps: 60,
+  problemsPerStep: 64,
+  rolloutsPerProblem: 8,
+  monitorEvery: 5,
+  monitorProblems: 200,
+  trainer: TRAINER_OVERRIDES,
+  // Each ablation team costs as much RL time as the main one: opt in with --ablation.
+  ablation: false,
+};
+
+/** For tests: the same pipeline with smaller budgets. */
+export const QUICK_SETTINGS: DemoSettings = { ...FULL_SETTINGS, heldOut: 500, pretrainSteps: 800, rlSteps: 30, problemsPerStep: 32, ablation: false };
+
+export interface TeamResult {
+  team: string;
+  trainAgents: DuoAgentName[];
+  after: TeamScore;
+  /** Mean team reward of each RL step's rollouts. */
+  rewards: number[];
+  /** Greedy accuracy on the monitored held-out problems: [step, accuracy]. */
+  monitor: [number, number][];
+  seconds: number;
+}
+
+export interface DemoResult {
+  before: TeamScore;
+  teams: TeamResult[];
+  parameters: number;
+  pretrainFinalLoss: number;
+  seconds: { pretrain: number; total: number };
+}
+
+export interface DemoOptions {
+  runDir: string;
+  seed: number;
+  settings: DemoSettings;
+  log: (line: string) => void;
+}
+
+interface TeamSpec {
+  id: string;
+  team: string;
+  trainAgents: DuoAgentName[];
+  color: Rgb;
+}
+
+const TEAMS: TeamSpec[] = [
+  { id: 'both', team: 'both agents (MARFT)', trainAgents: ['planner', 'solver'], color: PALETTE.blue },
+  { id: 'planner-only', team: 'only Planner trained', trainAgents: ['planner'], color: PALETTE.orange },
+  { id: 'solver-only', team: 'only Solver trained', trainAgents: ['solver'], color: PALETTE.green },
+];
+
+const GREEDY = { temperature: 0, topP: 1, topK: 0, maxNewTokens: MAX_SOLUTION_TOKENS };
+
+function merge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    const b = out[k];
+    out[k] = v && typeof v === 'object' && !Array.isArray(v) && b && typeof b === 'object' && !Array.isArray(b) ? merge(b as Record<string, unknown>, v as Record<string, unknown>) : v;
+  }
+  return out;
+}
+
+export function trainerConfig(settings: DemoSettings, seed: number, trainAgents: DuoAgentName[]): MarftConfig {
+  return parseConfig(
+    merge(
+      {
+        seed,
+        task: { name: 'arith-duo', options: { heldOut: settings.heldOut, trainAgents } },
+        rollout: { batchSize: settings.problemsPerStep, rolloutsPerPrompt: settings.rolloutsPerProblem, temperature: 1, maxNewTokens: MAX_SOLUTION_TOKENS, maxPromptTokens: 128 },
+        train: { steps: settings.rlSteps, checkpointEvery: settings.rlSteps, keepCheckpoints: 1, evalEvery: settings.monitorEvery },
+        eval: { temperature: 0, seeds: 1, problems: settings.monitorProblems },
+      },
+      settings.trainer,
+    ),
+  );
+}
+
+async function evaluateGreedy(engine: Engine, task: ArithDuoTask, policies: Record<string, string>): Promise<TeamScore> {
+  return teamScore(await task.evaluate(engine, { seed: 0, sampling: GREEDY, problems: 0, policies }));
+}
+
+export async function runDemo(options: DemoOptions): Promise<DemoResult> {
+  const { runDir, seed, settings, log } = options;
+  const t0 = performance.now();
+  mkdirSync(runDir, { recursive: true });
+  const tokenizer = demoTokenizer();
+  const modelConfig = demoModelConfig(tokenizer);
+  const parameters = parameterCount(modelConfig);
+  const task = new ArithDuoTask({ heldOut: settings.heldOut, trainAgents: [...DUO_AGENT_NAMES], pretrainSteps: settings.pretrainSteps });
+  log(`task: a o b o c over digits 1-9 with + - *; ${task.split.train.length} training problems, ${task.split.heldOut.length} held-out problems never trained on`);
+  log(
+    `model: Qwen2-shaped decoder from scratch, hidden ${modelConfig.hiddenSize}, ${modelConfig.numHiddenLayers} layers, ${modelConfig.numAttentionHeads} heads, ` +
+      `vocabulary ${modelConfig.vocabSize}, ${(parameters / 1e6).toFixed(2)}M parameters`,
+  );
+
+  log(`pretraining on the noisy teacher's transcripts: ${settings.pretrainSteps} steps`);
+  const every = Math.max(1, Math.round(settings.pretrainSteps / 10));
+  const pre = await buildPretrainedEngine(task, seed, settings.pretrainSteps, (p) => {
+    if (p.step % every === 0 || p.step === p.steps) log(`  pretrain step ${p.step}/${p.steps}  loss ${p.loss.toFixed(4)}  ${Math.round(p.tokensPerSecond)} tokens/s`);
+  });
+  const modelDir = join(runDir, 'model');
+  let before: TeamScore;
+  try {
+    await pre.engine.saveBase(modelDir);
+    tokenizer.save(modelDir);
+    log(`  saved the pretrained model to ${modelDir} (${pre.seconds.toFixed(0)} s)`);
+    before = await evaluateGreedy(pre.engine, task, {});
+  } finally {
+    await pre.engine.dispose();
+  }
+  log(`untrained team, greedy, ${before.problems} held-out problems: accuracy ${before.score.toFixed(3)}, right plans ${before.rightPlanRate.toFixed(3)}, Solver follows the plan ${before.followRate.toFixed(3)}`);
+
+  const teams: TeamResult[] = [];
+  for (const spec of settings.ablation ? TEAMS : TEAMS.slice(0, 1)) teams.push(await trainTeam(spec, modelDir, seed, settings, runDir, log));
+
+  const series: Series[] = teams.flatMap((t) => {
+    const color = TEAMS.find((s) => s.team === t.team)!.color;
+    const name = settings.ablation ? `${t.team}: ` : '';
+    return [
+      { label: `${name}team reward of the rollouts (T = 1)`, values: t.rewards, color },
+      { label: `${name}held-out accuracy (greedy, ${settings.monitorProblems} problems)`, values: t.monitor.map(([, v]) => v), steps: t.monitor.map(([x]) => x), color, dashed: true },
+    ];
+  });
+  const plot = renderLineChart({ title: 'MARFT demo: reward per RL step', xLabel: 'RL step', yLabel: 'reward / accuracy', series, width: 900, height: 520 });
+  const plotFile = join(runDir, 'reward-per-step.png');
+  writeFileSync(plotFile, plot.toPng());
+
+  const result: DemoResult = { before, teams, parameters, pretrainFinalLoss: pre.finalLoss, seconds: { pretrain: pre.seconds, total: (performance.now() - t0) / 1000 } };
+  writeFileSync(join(runDir, 'results.json'), JSON.stringify({ ...finalJson(result), before_detail: before, teams: teams.map(({ team, after, seconds }) => ({ team, after, seconds })) }, null, 2) + '\n');
+  log('');
+  log(`held-out accuracy, greedy decoding, ${before.problems} problems never trained on:`);
+  log(resultsTable([{ system: 'untrained team (pretrained base)', score: before }, ...teams.map((t) => ({ system: t.team, score: t.after }))]));
+  log('');
+  log(`reward per step: ${plotFile}`);
+  return result;
+}
+
+async function trainTeam(spec: TeamSpec, modelDir: string, seed: number, settings: DemoSettings, runDir: string, log: (line: string) => void): Promise<TeamResult> {
+  const started = performance.now();
+  const config = trainerConfig(settings, seed, spec.trainAgents);
+  const task = new ArithDuoTask({ heldOut: settings.heldOut, trainAgents: spec.trainAgents, pretrainSteps: settings.pretrainSteps });
+  // Every team starts from the same saved base, in an engine of its own.
+  const engine = await loadEngine(modelDir);
+  try {
+    log(`MARFT, ${spec.team}: ${settings.rlSteps} steps × ${settings.problemsPerStep} problems × ${settings.rolloutsPerProblem} rollouts at temperature 1`);
+    const rewards: number[] = [];
+    // Step 0 of the monitoring line: the untrained team on the same problems.
+    const start = teamScore(await task.evaluate(engine, { seed: 0, sampling: GREEDY, problems: settings.monitorProblems, policies: {} }));
+    const monitor: [number, number][] = [[0, start.score]];
+    const result = await train({
+      config,
+      engine,
+      task,
+      runDir: join(runDir, 'teams', spec.id),
+      progress: false,
+      onStep: (m) => {
+        const reward = Number(m.score_mean);
+        rewards.push(reward);
+        const n = rewards.length;
+        const monitored = typeof m.eval_score === 'number' ? m.eval_score : null;
+        if (monitored !== null) monitor.push([n, monitored]);
+        if (n === 1 || n % 5 === 0 || n === settings.rlSteps) {
+          const held = monitored !== null ? `  held-out greedy ${monitored.toFixed(3)}` : '';
+          log(`  step ${String(n).padStart(3)}/${settings.rlSteps}  rollout reward ${reward.toFixed(3)}${held}  value loss ${Number(m.value_loss).toFixed(4)}  ${Number(m.step_time_s).toFixed(1)} s/step`);
+        }
+      },
+    });
+    for (const agent of spec.trainAgents) await engine.saveAdapter(result.plan.policies[agent]!, join(runDir, 'adapters', spec.id, agent));
+    const after = await evaluateGreedy(engine, task, result.plan.policies);
+    log(`  ${spec.team}: held-out accuracy ${after.score.toFixed(3)}, right plans ${after.rightPlanRate.toFixed(3)}, Solver follows the plan ${after.followRate.toFixed(3)}`);
+    return { team: spec.team, trainAgents: spec.trainAgents, after, rewards, monitor, seconds: (performance.now() - started) / 1000 };
+  } finally {
+    await engine.dispose();
+  }
+}
+
+/** The final JSON line: held-out accuracy before and after, and the ablations when they ran. */
+export function finalJson(r: DemoResult): Record<string, unknown> {
+  const main = r.teams[0]!;
+  const out: Record<string, unknown> = {
+    before: round4(r.before.score),
+    after: round4(main.after.score),
+    improvement: round4(main.after.score - r.before.score),
+    heldOutProblems: r.before.problems,
+    rightPlansBefore: round4(r.before.rightPlanRate),
+    rightPlansAfter: round4(main.after.rightPlanRate),
+  };
+  for (const t of r.teams.slice(1)) out[t.trainAgents[0] === 'planner' ? 'plannerOnly' : 'solverOnly'] = round4(t.after.score);
+  Object.assign(out, { rlSteps: main.rewards.length, parameters: r.parameters, seconds: Math.round(r.seconds.total) });
+  return out;
+}
