@@ -6,8 +6,12 @@
 #     safetensors. Only the test oracles and the PyTorch side of the benchmarks use it; training
 #     never needs Python.
 # Safe to run again: each step is skipped when already done.
+#   bash scripts/setup.sh              both
+#   bash scripts/setup.sh --blas-only  OpenBLAS only (all the demo and training need)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+blas_only=0
+[ "${1:-}" = "--blas-only" ] && blas_only=1
 
 if ! ldconfig -p 2>/dev/null | grep -q 'libopenblas\.so\.0'; then
   if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
@@ -18,6 +22,8 @@ if ! ldconfig -p 2>/dev/null | grep -q 'libopenblas\.so\.0'; then
     echo "[setup] OpenBLAS not found and apt-get unavailable (or not root): install libopenblas0-pthread yourself; the engine will use its portable path meanwhile"
   fi
 fi
+
+if [ "$blas_only" = 1 ]; then echo "[setup] done (OpenBLAS only)"; exit 0; fi
 
 VENV=.venv-oracle
 if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import torch, transformers, peft, safetensors' 2>/dev/null; then
