@@ -11,6 +11,7 @@ import { swigluBackward, swigluForward } from '../../src/engine/embedded/kernels
 import { tokenLogprobs, tokenLogprobsBackward } from '../../src/engine/embedded/kernels/log-softmax.ts';
 import { linearBackward, linearForward } from '../../src/engine/embedded/linear.ts';
 import { param } from '../../src/engine/embedded/param.ts';
+import { fastExp } from '../../src/engine/embedded/kernels/fast-exp.ts';
 
 function rand(n: number, seed: number, scale = 1): Float32Array {
   const out = new Float32Array(n);
@@ -47,6 +48,22 @@ test('attention forward equals the reference (loop and sgemm paths); a KV-cache 
   assert.ok(maxDiff(tail, out.subarray(7 * 32)) < 1e-6);
 });
 
+test('attention, one decoded token of a multi-head model (all heads in two products) equals the full pass', () => {
+  const mha: AttentionDims = { nHeads: 4, nKvHeads: 4, headDim: 32 };
+  const W = 128;
+  for (const len of [150, 40, 20]) { // 4 heads · T · 32 multiply-adds above 4,096 take the all-heads path, 4·20·32 the loop path
+    const q = rand(len * W, 21), k = rand(len * W, 22), v = rand(len * W, 23);
+    const full = new Float32Array(len * W), lseFull = new Float32Array(len * 4);
+    attentionForward(mha, q, 0, len, k, v, 0, 0, full, 0, lseFull, 0);
+    assert.ok(maxDiff(full, attentionReference(mha, len, q, k, v)) < 1e-5, `reference T=${len}`);
+    const last = new Float32Array(2 * W).fill(Number.NaN), lse = new Float32Array(4);
+    attentionForward(mha, q.subarray((len - 1) * W), 0, 1, k, v, 0, len - 1, last, 1, lse, 0);
+    assert.ok(maxDiff(last.subarray(W), full.subarray((len - 1) * W)) < 1e-6, `decode T=${len}`);
+    assert.ok(last.subarray(0, W).every(Number.isNaN), 'rows outside the output row are untouched');
+    for (let h = 0; h < 4; h++) assert.ok(Math.abs(lse[h]! - lseFull[h * len + len - 1]!) < 1e-5);
+  }
+});
+
 test('attention backward equals finite differences of the reference (q, k, v)', () => {
   const q = rand(T * 32, 4), k = rand(T * 16, 5), v = rand(T * 16, 6), dout = rand(T * 32, 7);
   const out = new Float32Array(T * 32), lse = new Float32Array(T * 4);
@@ -56,6 +73,42 @@ test('attention backward equals finite differences of the reference (q, k, v)', 
   const loss = (): number => attentionLossReference(d, T, q, k, v, dout);
   for (const [x, g] of [[q, dq], [k, dk], [v, dv]] as const) {
     for (let i = 0; i < x.length; i += 7) assert.ok(Math.abs(finiteDifference(loss, x, i) - g[i]!) < 2e-3, `index ${i}`);
+  }
+});
+
+test('attention with kept probabilities: same output, probabilities sum to 1, same gradients as recomputing them', () => {
+  for (const len of [T, 70]) { // loop path and sgemm path of the forward
+    const q = rand(len * 32, 11), k = rand(len * 16, 12), v = rand(len * 16, 13), dout = rand(len * 32, 14);
+    const out = new Float32Array(len * 32), lse = new Float32Array(len * 4);
+    attentionForward(d, q, 0, len, k, v, 0, 0, out, 0, lse, 0);
+    const offset = 5; // probabilities stored from a non-zero offset, as for the second sequence of a batch
+    const probs = new Float32Array(offset + 4 * len * len).fill(Number.NaN);
+    const outKept = new Float32Array(len * 32), lseKept = new Float32Array(len * 4);
+    attentionForward(d, q, 0, len, k, v, 0, 0, outKept, 0, lseKept, 0, probs, offset);
+    assert.deepEqual(outKept, out);
+    assert.deepEqual(lseKept, lse);
+    for (let h = 0; h < 4; h++) {
+      for (let i = 0; i < len; i++) {
+        const row = probs.subarray(offset + (h * len + i) * len, offset + (h * len + i + 1) * len);
+        let sum = 0;
+        for (let j = 0; j <= i; j++) sum += row[j]!;
+        assert.ok(Math.abs(sum - 1) < 1e-5, `T=${len} h=${h} i=${i} sum ${sum}`);
+        for (let j = i + 1; j < len; j++) assert.equal(row[j], 0);
+      }
+    }
+    const grads = (kept: Float32Array | null): Float32Array[] => {
+      const dq = new Float32Array(len * 32), dk = new Float32Array(len * 16), dv = new Float32Array(len * 16);
+      attentionBackward(d, len, 0, q, k, v, lse, 0, dout, dq, dk, dv, kept, offset);
+      return [dq, dk, dv];
+    };
+    const recomputed = grads(null), fromKept = grads(probs);
+    for (let t = 0; t < 3; t++) {
+      const scale = Math.max(...recomputed[t]!.map(Math.abs));
+      assert.ok(maxDiff(fromKept[t]!, recomputed[t]!) < 1e-5 * scale, `T=${len} grad ${t}`);
+    }
+    // The backward reads the kept probabilities: dV = Pᵀ·dO is linear in them.
+    const dvDoubled = grads(probs.map((p) => 2 * p))[2]!;
+    assert.ok(maxDiff(dvDoubled, recomputed[2]!.map((g) => 2 * g)) < 2e-5 * Math.max(...recomputed[2]!.map(Math.abs)));
   }
 });
 
@@ -128,4 +181,26 @@ test('linear layer with LoRA: forward equals the reference, backward equals fini
   for (const [t, g] of [[x, dx], [W.data, W.grad!], [b.data, b.grad!], [A.data, A.grad!], [B.data, B.grad!]] as const) {
     for (let i = 0; i < t.length; i++) assert.ok(Math.abs(finiteDifference(loss, t, i) - g[i]!) < 1e-3);
   }
+});
+
+test('fastExp equals Math.exp to float64 rounding over the whole range, special values included', () => {
+  let maxRel = 0;
+  // A deterministic sweep of [-745, 709.7] (e^709.8 overflows) with an irrational step, plus the softmax range [-30, 0] densely.
+  for (let x = -745; x < 709.7; x += 0.0137 * Math.SQRT2) {
+    const e = Math.exp(x);
+    if (e > 1e-300) maxRel = Math.max(maxRel, Math.abs(fastExp(x) - e) / e);
+  }
+  for (let i = 0; i <= 300_000; i++) {
+    const x = -30 * (i / 300_000) ** 1.7;
+    maxRel = Math.max(maxRel, Math.abs(fastExp(x) - Math.exp(x)) / Math.exp(x));
+  }
+  assert.ok(maxRel < 2e-15, `max relative error ${maxRel}`);
+  assert.equal(fastExp(0), 1);
+  assert.equal(fastExp(-Infinity), 0);
+  assert.equal(fastExp(Infinity), Infinity);
+  assert.ok(Number.isNaN(fastExp(NaN)));
+  assert.equal(fastExp(709.5), Math.exp(709.5));
+  assert.equal(fastExp(800), Infinity);
+  assert.equal(fastExp(-800), 0);
+  assert.equal(fastExp(-742), Math.exp(-742));
 });

@@ -11,6 +11,7 @@ import { swigluBackward, swigluForward } from './kernels/swiglu.ts';
 import { attentionBackward, attentionForward, type AttentionDims } from './kernels/attention.ts';
 import type { KvCache } from './kv-cache.ts';
 import { ensureGrad } from './param.ts';
+import { releaseBuffers, takeBuffer } from './buffer-pool.ts';
 
 /** One sequence inside a packed batch: rows [row0, row0+len) hold its new tokens at positions past … past+len−1. */
 export interface SeqSpan {
@@ -37,6 +38,8 @@ export interface LayerActs {
   qPre: Float32Array | null; kPre: Float32Array | null; rstdQ: Float32Array | null; rstdK: Float32Array | null;
   q: Float32Array; k: Float32Array; v: Float32Array;
   lse: Float32Array;
+  /** Attention probabilities [nHeads, len, len] of each sequence in turn, or null (recomputed from lse). */
+  probs: Float32Array | null;
   attn: Float32Array;
   x2: Float32Array;
   n2: Float32Array; rstd2: Float32Array;
@@ -66,10 +69,10 @@ export function layerForward(
   const qDim = nH * hd, kvDim = nKv * hd;
   const xa: LayerActs['xa'] = {};
 
-  const n1 = new Float32Array(N * H), rstd1 = new Float32Array(N);
+  const n1 = takeBuffer(N * H), rstd1 = new Float32Array(N);
   rmsnormForward(x, w.inputNorm.data, n1, rstd1, N, H, cfg.rmsNormEps);
-  let q = new Float32Array(N * qDim), k = new Float32Array(N * kvDim);
-  const v = new Float32Array(N * kvDim);
+  let q = takeBuffer(N * qDim), k = takeBuffer(N * kvDim);
+  const v = takeBuffer(N * kvDim);
   xa.q_proj = linearForward(op(w, lora, scale, 'q_proj'), n1, N, q);
   xa.k_proj = linearForward(op(w, lora, scale, 'k_proj'), n1, N, k);
   xa.v_proj = linearForward(op(w, lora, scale, 'v_proj'), n1, N, v);
@@ -78,7 +81,7 @@ export function layerForward(
   let rstdQ: Float32Array | null = null, rstdK: Float32Array | null = null;
   if (w.qNorm && w.kNorm) {
     qPre = q; kPre = k;
-    q = new Float32Array(N * qDim); k = new Float32Array(N * kvDim);
+    q = takeBuffer(N * qDim); k = takeBuffer(N * kvDim);
     rstdQ = new Float32Array(N * nH); rstdK = new Float32Array(N * nKv);
     rmsnormForward(qPre, w.qNorm.data, q, rstdQ, N * nH, hd, cfg.rmsNormEps);
     rmsnormForward(kPre, w.kNorm.data, k, rstdK, N * nKv, hd, cfg.rmsNormEps);
@@ -88,8 +91,10 @@ export function layerForward(
     ropeForward(k, seq.row0, seq.len, nKv, seq.past, s.rope);
   }
 
-  const attn = new Float32Array(N * qDim);
+  const attn = takeBuffer(N * qDim);
   const lse = new Float32Array(N * nH);
+  const probs = retain && !s.cache ? keptProbsBuffer(s.seqs, nH, N * I) : null;
+  let probsOffset = 0;
   const d = dims(cfg);
   for (const seq of s.seqs) {
     if (s.cache) {
@@ -97,26 +102,44 @@ export function layerForward(
       attentionForward(d, q, seq.row0, seq.len, s.cache.k[layerIndex]!, s.cache.v[layerIndex]!, s.cache.row0(seq.slot), seq.past,
         attn, seq.row0, null, 0);
     } else {
-      attentionForward(d, q, seq.row0, seq.len, k, v, seq.row0, 0, attn, seq.row0, lse, seq.row0 * nH);
+      attentionForward(d, q, seq.row0, seq.len, k, v, seq.row0, 0, attn, seq.row0, lse, seq.row0 * nH, probs, probsOffset);
+      probsOffset += nH * seq.len * seq.len;
     }
   }
 
-  const x2 = new Float32Array(N * H);
+  const x2 = takeBuffer(N * H);
   xa.o_proj = linearForward(op(w, lora, scale, 'o_proj'), attn, N, x2);
   for (let i = 0; i < N * H; i++) x2[i]! += x[i]!;
 
-  const n2 = new Float32Array(N * H), rstd2 = new Float32Array(N);
+  const n2 = takeBuffer(N * H), rstd2 = new Float32Array(N);
   rmsnormForward(x2, w.postNorm.data, n2, rstd2, N, H, cfg.rmsNormEps);
-  const g = new Float32Array(N * I), u = new Float32Array(N * I), h = new Float32Array(N * I);
+  const g = takeBuffer(N * I), u = takeBuffer(N * I), h = takeBuffer(N * I);
   xa.gate_proj = linearForward(op(w, lora, scale, 'gate_proj'), n2, N, g);
   xa.up_proj = linearForward(op(w, lora, scale, 'up_proj'), n2, N, u);
-  const sig = retain ? new Float32Array(N * I) : null;
+  const sig = retain ? takeBuffer(N * I) : null;
   swigluForward(g, u, h, N * I, sig);
-  const out = new Float32Array(N * H);
+  const out = takeBuffer(N * H);
   xa.down_proj = linearForward(op(w, lora, scale, 'down_proj'), h, N, out);
   for (let i = 0; i < N * H; i++) out[i]! += x2[i]!;
 
-  return { out, acts: { x, n1, rstd1, qPre, kPre, rstdQ, rstdK, q, k, v, lse, attn, x2, n2, rstd2, g, u, h, sig, xa } };
+  return { out, acts: { x, n1, rstd1, qPre, kPre, rstdQ, rstdK, q, k, v, lse, probs, attn, x2, n2, rstd2, g, u, h, sig, xa } };
+}
+
+/**
+ * Room for the attention probabilities of a retained pass, so the backward need not recompute them
+ * (one Q·Kᵀ product and one exp per score fewer), when they take no more than `budget` floats; the
+ * caller passes the size of one FFN activation [N, I], so memory grows by at most about a fifth.
+ * Long sequences (T² · heads past that) recompute them instead.
+ */
+function keptProbsBuffer(seqs: SeqSpan[], nHeads: number, budget: number): Float32Array | null {
+  let size = 0;
+  for (const seq of seqs) size += nHeads * seq.len * seq.len;
+  return size <= budget ? takeBuffer(size) : null;
+}
+
+/** Returns a layer's activations (its input x included) to the buffer pool; they must not be used afterwards. */
+export function releaseLayerActs(a: LayerActs): void {
+  releaseBuffers(a.x, a.n1, a.qPre, a.kPre, a.q, a.k, a.v, a.probs, a.attn, a.x2, a.n2, a.g, a.u, a.h, a.sig);
 }
 
 /** Which parameter gradients this backward accumulates. */
@@ -151,11 +174,15 @@ export function createLayerWorkspace(cfg: ModelConfig, N: number): LayerWorkspac
   const H = cfg.hiddenSize, I = cfg.intermediateSize;
   const qDim = cfg.numAttentionHeads * cfg.headDim, kvDim = cfg.numKeyValueHeads * cfg.headDim;
   return {
-    dh: new Float32Array(N * I), dg: new Float32Array(N * I), du: new Float32Array(N * I),
-    dn1: new Float32Array(N * H), dn2: new Float32Array(N * H),
-    dattn: new Float32Array(N * qDim), dq: new Float32Array(N * qDim), dk: new Float32Array(N * kvDim), dv: new Float32Array(N * kvDim),
-    dqPre: cfg.qkNorm ? new Float32Array(N * qDim) : null, dkPre: cfg.qkNorm ? new Float32Array(N * kvDim) : null,
+    dh: takeBuffer(N * I), dg: takeBuffer(N * I), du: takeBuffer(N * I),
+    dn1: takeBuffer(N * H), dn2: takeBuffer(N * H),
+    dattn: takeBuffer(N * qDim), dq: takeBuffer(N * qDim), dk: takeBuffer(N * kvDim), dv: takeBuffer(N * kvDim),
+    dqPre: cfg.qkNorm ? takeBuffer(N * qDim) : null, dkPre: cfg.qkNorm ? takeBuffer(N * kvDim) : null,
   };
+}
+
+export function releaseLayerWorkspace(ws: LayerWorkspace): void {
+  releaseBuffers(ws.dh, ws.dg, ws.du, ws.dn1, ws.dn2, ws.dattn, ws.dq, ws.dk, ws.dv, ws.dqPre, ws.dkPre);
 }
 
 /**
@@ -186,8 +213,10 @@ export function layerBackward(
   dk.fill(0); // accumulated over the query heads of each group
   dv.fill(0);
   const d = dims(cfg);
+  let probsOffset = 0;
   for (const seq of s.seqs) {
-    attentionBackward(d, seq.len, seq.row0, a.q, a.k, a.v, a.lse, seq.row0 * nH, dattn, dq, dk, dv);
+    attentionBackward(d, seq.len, seq.row0, a.q, a.k, a.v, a.lse, seq.row0 * nH, dattn, dq, dk, dv, a.probs, probsOffset);
+    probsOffset += nH * seq.len * seq.len;
     ropeBackward(dq, seq.row0, seq.len, nH, 0, s.rope);
     ropeBackward(dk, seq.row0, seq.len, nKv, 0, s.rope);
   }

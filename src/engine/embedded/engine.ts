@@ -10,7 +10,7 @@ import { namedParams, outputMatrix } from './weights.ts';
 import { createLora, loraParams, type LoraAdapter } from './lora.ts';
 import { createCritic, criticParams, type Critic } from './critic.ts';
 import { valueHeadBackward, valueHeadForward, type ValueHeadPass } from './value-head.ts';
-import { gatherRows, joinByCounts, lmHeadBackward, lmHeadForward, packScoreRequests, scatterAddRows, splitByCounts, type LmHeadPass, type PackedBatch } from './scoring.ts';
+import { gatherRows, joinByCounts, lmHeadBackward, lmHeadForward, packScoreRequests, releaseLmHeadPass, scatterAddRows, splitByCounts, type LmHeadPass, type PackedBatch } from './scoring.ts';
 import { effectiveTemperature } from './kernels/log-softmax.ts';
 import { adamwStep, newAdamState, type AdamState } from './adamw.ts';
 import { readAdamState, writeAdamState } from './optimizer-state-file.ts';
@@ -148,6 +148,7 @@ export class EmbeddedEngine implements Engine {
     } else {
       lm = lmHeadForward(sel, M, H, outputMatrix(this.model.weights), packed.targets, temperature);
       out.logprobs = splitByCounts(lm.logprobs, packed.counts);
+      if (!retain) releaseLmHeadPass(lm);
     }
     if (retain) {
       const id = this.nextGraphId++;

@@ -3,7 +3,8 @@
 import type { ModelConfig } from '../types.ts';
 import type { BaseWeights } from './weights.ts';
 import type { LoraAdapter } from './lora.ts';
-import { createLayerWorkspace, layerBackward, layerForward, prepareLayerGrads, type LayerActs, type PassSetup, type SeqSpan } from './decoder-layer.ts';
+import { createLayerWorkspace, layerBackward, layerForward, prepareLayerGrads, releaseLayerActs, releaseLayerWorkspace, type LayerActs, type PassSetup, type SeqSpan } from './decoder-layer.ts';
+import { releaseBuffers, takeBuffer } from './buffer-pool.ts';
 import { rmsnormBackward, rmsnormForward } from './kernels/rmsnorm.ts';
 import { RopeTable } from './kernels/rope.ts';
 import type { KvCache } from './kv-cache.ts';
@@ -44,7 +45,7 @@ export class DecoderModel {
     for (const s of seqs) maxPos = Math.max(maxPos, s.past + s.len);
     this.rope.ensure(maxPos);
     const setup: PassSetup = { cfg, rope: this.rope, seqs, N, cache };
-    let x: Float32Array = new Float32Array(N * H);
+    let x: Float32Array = takeBuffer(N * H);
     const E = this.weights.embed.data;
     for (let r = 0; r < N; r++) {
       const t = tokens[r]!;
@@ -55,11 +56,13 @@ export class DecoderModel {
     this.weights.layers.forEach((w, i) => {
       const { out, acts } = layerForward(setup, i, w, adapter?.layers[i] ?? null, adapter?.scale ?? 0, x, retain);
       if (retain) layerActs.push(acts);
+      else releaseLayerActs(acts);
       x = out;
     });
     const hidden = new Float32Array(N * H);
     const rstdFinal = new Float32Array(N);
     rmsnormForward(x, this.weights.finalNorm.data, hidden, rstdFinal, N, H, cfg.rmsNormEps);
+    if (!retain) releaseBuffers(x);
     return { setup, tokens, adapter, hidden, layerActs, preNorm: retain ? x : null, rstdFinal: retain ? rstdFinal : null };
   }
 
@@ -72,8 +75,9 @@ export class DecoderModel {
     const cfg = this.cfg, H = cfg.hiddenSize, N = pass.setup.N, w = this.weights;
     const lora = trainLora ? pass.adapter : null;
     if (trainBase) ensureGrad(w.finalNorm);
-    let dx: Float32Array | null = new Float32Array(N * H);
-    let spare: Float32Array = new Float32Array(N * H); // layers write dL/dx here; the two buffers alternate
+    const dxBuffers = [takeBuffer(N * H), takeBuffer(N * H)];
+    let dx: Float32Array | null = dxBuffers[0]!;
+    let spare: Float32Array = dxBuffers[1]!; // layers write dL/dx here; the two buffers alternate
     rmsnormBackward(dHidden, pass.preNorm, w.finalNorm.data, pass.rstdFinal, dx, trainBase ? w.finalNorm.grad : null, N, H, false);
     const ws = createLayerWorkspace(cfg, N);
     for (let i = w.layers.length - 1; i >= 0 && dx; i--) {
@@ -82,8 +86,10 @@ export class DecoderModel {
       prepareLayerGrads(w.layers[i]!, lora ? layerLora : null, t);
       const dOut: Float32Array = dx;
       dx = layerBackward(pass.setup, w.layers[i]!, layerLora, pass.adapter?.scale ?? 0, pass.layerActs[i]!, dOut, t, ws, spare);
+      releaseLayerActs(pass.layerActs[i]!);
       spare = dOut;
     }
+    releaseLayerWorkspace(ws);
     if (trainBase && dx) {
       const gE = ensureGrad(w.embed);
       for (let r = 0; r < N; r++) {
@@ -91,6 +97,7 @@ export class DecoderModel {
         for (let j = 0; j < H; j++) gE[t * H + j]! += dx[r * H + j]!;
       }
     }
+    releaseBuffers(...dxBuffers, pass.preNorm);
     pass.layerActs.length = 0;
     pass.preNorm = null;
   }

@@ -5,6 +5,7 @@
 // The log-prob returned with each token is under the distribution it was actually drawn from
 // (after temperature, top-k and top-p, renormalised), which is what importance ratios in the
 // PPO losses compare against (types.ts, SampleResult.logprobs).
+import { fastExp } from './kernels/fast-exp.ts';
 
 /**
  * xoshiro128** (Blackman & Vigna): 128 bits of state, period 2^128 − 1, 32-bit outputs; seeded
@@ -136,7 +137,7 @@ export function logSoftmax(logits: Float32Array, temperature: number): Float32Ar
   let max = -Infinity;
   for (let i = 0; i < logits.length; i++) if (logits[i] * scale > max) max = logits[i] * scale;
   let sum = 0;
-  for (let i = 0; i < logits.length; i++) sum += Math.exp(logits[i] * scale - max);
+  for (let i = 0; i < logits.length; i++) sum += fastExp(logits[i] * scale - max);
   const logZ = max + Math.log(sum);
   const out = new Float32Array(logits.length);
   for (let i = 0; i < logits.length; i++) out[i] = logits[i] * scale - logZ;
@@ -162,7 +163,7 @@ export function sampleToken(logits: Float32Array, params: SamplingParams, rng: R
   const { maxIdx, max } = checkAndMax(logits, params);
   if (params.temperature === 0) {
     let sum = 0;
-    for (let i = 0; i < V; i++) sum += Math.exp(logits[i] - max);
+    for (let i = 0; i < V; i++) sum += fastExp(logits[i] - max);
     return { token: maxIdx, logprob: -Math.log(sum) };
   }
   const total = fillFilteredProbs(logits, params, max);
@@ -224,9 +225,9 @@ function fillFilteredProbs(logits: Float32Array, params: SamplingParams, max: nu
   if (params.topK > 0 && params.topK < V) {
     for (let i = 0; i < V; i++) probs[i] = logits[i];
     const kth = kthLargest(probs, V, params.topK);
-    for (let i = 0; i < V; i++) probs[i] = logits[i] >= kth ? Math.exp((logits[i] - max) * inv) : 0;
+    for (let i = 0; i < V; i++) probs[i] = logits[i] >= kth ? fastExp((logits[i] - max) * inv) : 0;
   } else {
-    for (let i = 0; i < V; i++) probs[i] = Math.exp((logits[i] - max) * inv);
+    for (let i = 0; i < V; i++) probs[i] = fastExp((logits[i] - max) * inv);
   }
   let total = 0;
   for (let i = 0; i < V; i++) total += probs[i];

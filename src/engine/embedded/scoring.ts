@@ -8,6 +8,7 @@ import { sgemm } from './gemm.ts';
 import { tokenLogprobs, tokenLogprobsBackward } from './kernels/log-softmax.ts';
 import type { Param } from './param.ts';
 import { ensureGrad } from './param.ts';
+import { releaseBuffers, takeBuffer } from './buffer-pool.ts';
 
 export interface PackedBatch {
   tokens: Int32Array;
@@ -86,14 +87,19 @@ export interface LmHeadPass {
 /** Per-token log-probs of the targets at the scored rows under softmax(logits / temperature). */
 export function lmHeadForward(sel: Float32Array, M: number, H: number, Wout: Param, targets: Int32Array, temperature: number): LmHeadPass {
   const V = Wout.shape[0]!;
-  const logits = new Float32Array(M * V);
+  const logits = takeBuffer(M * V);
   sgemm(false, true, M, V, H, 1, sel, 0, H, Wout.data, 0, H, 0, logits, 0, V);
   const logprobs = new Float32Array(M);
   tokenLogprobs(logits, M, V, targets, temperature, logprobs);
   return { sel, probs: logits, logprobs };
 }
 
-/** dlogprobs [M] → dL/dsel [M, H]; accumulates into Wout.grad when trainWout. Consumes the pass's probabilities. */
+/** Returns the pass's probabilities [M, V] to the buffer pool (after its backward, or when no backward will come). */
+export function releaseLmHeadPass(p: LmHeadPass): void {
+  releaseBuffers(p.probs);
+}
+
+/** dlogprobs [M] → dL/dsel [M, H]; accumulates into Wout.grad when trainWout. Consumes (and releases) the pass's probabilities. */
 export function lmHeadBackward(p: LmHeadPass, M: number, H: number, Wout: Param, targets: Int32Array, temperature: number, dlp: Float32Array, trainWout: boolean): Float32Array {
   const V = Wout.shape[0]!;
   const dLogits = p.probs;
@@ -101,5 +107,6 @@ export function lmHeadBackward(p: LmHeadPass, M: number, H: number, Wout: Param,
   const dSel = new Float32Array(M * H);
   sgemm(false, false, M, H, V, 1, dLogits, 0, V, Wout.data, 0, H, 0, dSel, 0, H);
   if (trainWout) sgemm(true, false, V, H, M, 1, dLogits, 0, V, p.sel, 0, H, 1, ensureGrad(Wout), 0, H);
+  releaseLmHeadPass(p);
   return dSel;
 }

@@ -2,9 +2,11 @@
 // Layouts (row-major, rows = tokens): q, out, dq [rows, nHeads·headDim]; k, v, dk, dv [rows, nKvHeads·headDim].
 // Query head h reads key/value head floor(h / (nHeads / nKvHeads)), as transformers' repeat_kv does.
 // Query i sits at absolute position past + i and sees keys 0 … past + i (the KV cache holds the first `past`).
-// The forward keeps only the row log-sum-exp (lse) per head; the backward recomputes the probabilities
-// from it (FlashAttention's trick), so memory stays O(tokens) instead of O(tokens²) per layer.
+// The forward keeps the row log-sum-exp (lse) per head, and, when the caller gives it room
+// (probs_HLL), the probabilities themselves. The backward uses kept probabilities, or recomputes
+// them from lse (FlashAttention's trick) so that long sequences need O(tokens) memory, not O(tokens²).
 import { sgemm } from '../gemm.ts';
+import { fastExp } from './fast-exp.ts';
 
 export interface AttentionDims {
   nHeads: number;
@@ -25,6 +27,8 @@ function scratch(n: number): [Float32Array, Float32Array] {
 /**
  * out rows [outRow0, outRow0+Lq) ← attention of q rows [qRow0, qRow0+Lq) over k/v rows [kRow0, kRow0+past+Lq).
  * lse_HL (optional) receives log Σ exp(scores) per head and query, laid out [nHeads, Lq] from lseOffset.
+ * probs_HLL (optional, full passes only: past = 0) receives the probabilities [nHeads, Lq, Lq] from
+ * probsOffset, zeros above the diagonal, for attentionBackward.
  */
 export function attentionForward(
   dims: AttentionDims,
@@ -32,19 +36,27 @@ export function attentionForward(
   k: Float32Array, v: Float32Array, kRow0: number, past: number,
   out: Float32Array, outRow0: number,
   lse_HL: Float32Array | null, lseOffset: number,
+  probs_HLL: Float32Array | null = null, probsOffset = 0,
 ): void {
   const { nHeads, nKvHeads, headDim } = dims;
   const qStride = nHeads * headDim, kvStride = nKvHeads * headDim;
   const ctx = past + Lq;
   const group = nHeads / nKvHeads;
   const scale = 1 / Math.sqrt(headDim);
-  const [S] = scratch(Lq * ctx);
+  if (probs_HLL && past !== 0) throw new Error('attentionForward: probabilities are kept only for full passes (past = 0)');
+  const [scratchS] = scratch(Lq * ctx);
+  if (Lq === 1 && nKvHeads === nHeads && nHeads > 1 && nHeads * ctx * headDim > SMALL_ATTENTION_MACS) {
+    attentionDecodeAllHeads(dims, q, qRow0, k, v, kRow0, ctx, out, outRow0, lse_HL, lseOffset);
+    return;
+  }
   if (Lq * ctx * headDim <= SMALL_ATTENTION_MACS) {
-    attentionForwardLoops(dims, q, qRow0, Lq, k, v, kRow0, past, out, outRow0, lse_HL, lseOffset, S);
+    attentionForwardLoops(dims, q, qRow0, Lq, k, v, kRow0, past, out, outRow0, lse_HL, lseOffset, scratchS, probs_HLL, probsOffset);
     return;
   }
   for (let h = 0; h < nHeads; h++) {
     const g = Math.floor(h / group);
+    // Scores, then probabilities, in place: in the kept-probabilities buffer when there is one.
+    const S = probs_HLL ? probs_HLL.subarray(probsOffset + h * Lq * ctx, probsOffset + (h + 1) * Lq * ctx) : scratchS;
     sgemm(false, true, Lq, ctx, headDim, scale, q, qRow0 * qStride + h * headDim, qStride,
       k, kRow0 * kvStride + g * headDim, kvStride, 0, S, 0, ctx);
     for (let i = 0; i < Lq; i++) {
@@ -53,7 +65,7 @@ export function attentionForward(
       for (let j = 0; j < visible; j++) if (S[row + j]! > max) max = S[row + j]!;
       let sum = 0;
       for (let j = 0; j < visible; j++) {
-        const e = Math.exp(S[row + j]! - max);
+        const e = fastExp(S[row + j]! - max);
         S[row + j] = e;
         sum += e;
       }
@@ -67,6 +79,56 @@ export function attentionForward(
   }
 }
 
+let scratchQ = new Float32Array(0);
+let scratchO = new Float32Array(0);
+
+/**
+ * One decoded token of a multi-head (not grouped) model against its cache, every head in two sgemm
+ * calls instead of two per head (at one query row those calls cost more in overhead than in
+ * arithmetic). The query row is spread into a block-diagonal [nHeads, nHeads·headDim] matrix so
+ * that one product gives every head's scores (S[h, j] = q_h · k_{j,h}; the zero blocks add exact
+ * zeros), and P [nHeads, ctx] · V [ctx, nHeads·headDim] holds each head's output in its diagonal block.
+ */
+function attentionDecodeAllHeads(
+  dims: AttentionDims, q: Float32Array, qRow0: number, k: Float32Array, v: Float32Array, kRow0: number, ctx: number,
+  out: Float32Array, outRow0: number, lse_HL: Float32Array | null, lseOffset: number,
+): void {
+  const { nHeads, headDim } = dims;
+  const W = nHeads * headDim;
+  const scale = 1 / Math.sqrt(headDim);
+  if (scratchQ.length < nHeads * W) {
+    scratchQ = new Float32Array(nHeads * W);
+    scratchO = new Float32Array(nHeads * W);
+  }
+  const Qbd = scratchQ, O = scratchO;
+  Qbd.fill(0, 0, nHeads * W);
+  for (let h = 0; h < nHeads; h++) {
+    const src = qRow0 * W + h * headDim;
+    Qbd.set(q.subarray(src, src + headDim), h * W + h * headDim);
+  }
+  const [S] = scratch(nHeads * ctx);
+  sgemm(false, true, nHeads, ctx, W, scale, Qbd, 0, W, k, kRow0 * W, W, 0, S, 0, ctx);
+  for (let h = 0; h < nHeads; h++) {
+    const row = h * ctx;
+    let max = -Infinity;
+    for (let j = 0; j < ctx; j++) if (S[row + j]! > max) max = S[row + j]!;
+    let sum = 0;
+    for (let j = 0; j < ctx; j++) {
+      const e = fastExp(S[row + j]! - max);
+      S[row + j] = e;
+      sum += e;
+    }
+    const inv = 1 / sum;
+    for (let j = 0; j < ctx; j++) S[row + j]! *= inv;
+    if (lse_HL) lse_HL[lseOffset + h] = max + Math.log(sum);
+  }
+  sgemm(false, false, nHeads, W, ctx, 1, S, 0, ctx, v, kRow0 * W, W, 0, O, 0, W);
+  for (let h = 0; h < nHeads; h++) {
+    const o = h * W + h * headDim;
+    out.set(O.subarray(o, o + headDim), outRow0 * W + h * headDim);
+  }
+}
+
 /**
  * Small attention blocks (decoding a token against a short cache): plain loops. Below this many
  * multiply-adds per head, the two sgemm calls per head cost more in call overhead (koffi, BLAS
@@ -77,6 +139,7 @@ const SMALL_ATTENTION_MACS = 4096;
 function attentionForwardLoops(
   dims: AttentionDims, q: Float32Array, qRow0: number, Lq: number, k: Float32Array, v: Float32Array, kRow0: number, past: number,
   out: Float32Array, outRow0: number, lse_HL: Float32Array | null, lseOffset: number, S: Float32Array,
+  probs_HLL: Float32Array | null, probsOffset: number,
 ): void {
   const { nHeads, nKvHeads, headDim } = dims;
   const qStride = nHeads * headDim, kvStride = nKvHeads * headDim;
@@ -98,7 +161,7 @@ function attentionForwardLoops(
       }
       let sum = 0;
       for (let j = 0; j < visible; j++) {
-        const e = Math.exp(S[j]! - max);
+        const e = fastExp(S[j]! - max);
         S[j] = e;
         sum += e;
       }
@@ -109,6 +172,12 @@ function attentionForwardLoops(
         const p = S[j]! * inv, vo = (kRow0 + j) * kvStride + g * headDim;
         for (let c = 0; c < headDim; c++) out[oo + c]! += p * v[vo + c]!;
       }
+      if (probs_HLL) {
+        // past = 0 here, so the context is Lq wide.
+        const po = probsOffset + (h * Lq + i) * Lq;
+        for (let j = 0; j < visible; j++) probs_HLL[po + j] = S[j]! * inv;
+        probs_HLL.fill(0, po + visible, po + Lq);
+      }
       if (lse_HL) lse_HL[lseOffset + h * Lq + i] = max + Math.log(sum);
     }
   }
@@ -117,25 +186,32 @@ function attentionForwardLoops(
 /**
  * Backward of a full causal pass (past = 0, T tokens at row0 of every buffer).
  * dq rows are overwritten; dk and dv rows are accumulated into (zero them first).
+ * probs_HLL: the probabilities kept by attentionForward (from probsOffset), or null to recompute them from lse.
  */
 export function attentionBackward(
   dims: AttentionDims, T: number, row0: number,
   q: Float32Array, k: Float32Array, v: Float32Array, lse_HL: Float32Array, lseOffset: number,
   dout: Float32Array, dq: Float32Array, dk: Float32Array, dv: Float32Array,
+  probs_HLL: Float32Array | null = null, probsOffset = 0,
 ): void {
   const { nHeads, nKvHeads, headDim } = dims;
   const qStride = nHeads * headDim, kvStride = nKvHeads * headDim;
   const group = nHeads / nKvHeads;
   const scale = 1 / Math.sqrt(headDim);
-  const [P, dP] = scratch(T * T);
+  const [scratchP, dP] = scratch(T * T);
   for (let h = 0; h < nHeads; h++) {
     const g = Math.floor(h / group);
     const qOff = row0 * qStride + h * headDim, kvOff = row0 * kvStride + g * headDim;
-    sgemm(false, true, T, T, headDim, scale, q, qOff, qStride, k, kvOff, kvStride, 0, P, 0, T);
-    for (let i = 0; i < T; i++) {
-      const row = i * T, lse = lse_HL[lseOffset + h * T + i]!;
-      for (let j = 0; j <= i; j++) P[row + j] = Math.exp(P[row + j]! - lse);
-      for (let j = i + 1; j < T; j++) P[row + j] = 0;
+    let P = scratchP;
+    if (probs_HLL) {
+      P = probs_HLL.subarray(probsOffset + h * T * T, probsOffset + (h + 1) * T * T);
+    } else {
+      sgemm(false, true, T, T, headDim, scale, q, qOff, qStride, k, kvOff, kvStride, 0, P, 0, T);
+      for (let i = 0; i < T; i++) {
+        const row = i * T, lse = lse_HL[lseOffset + h * T + i]!;
+        for (let j = 0; j <= i; j++) P[row + j] = fastExp(P[row + j]! - lse);
+        for (let j = i + 1; j < T; j++) P[row + j] = 0;
+      }
     }
     // dP = dO · Vᵀ ; dV += Pᵀ · dO
     sgemm(false, true, T, T, headDim, 1, dout, qOff, qStride, v, kvOff, kvStride, 0, dP, 0, T);

@@ -1,5 +1,6 @@
 // Log-probabilities of chosen tokens under softmax(logits / temperature), and the gradient back to the logits.
 // logits [rows, vocab]. temperature 0 or 1 means unscaled (spec: behaviour and recomputed log-probs agree).
+import { fastExp } from './fast-exp.ts';
 
 export function effectiveTemperature(temperature: number | undefined): number {
   if (temperature !== undefined && !(temperature >= 0 && Number.isFinite(temperature))) throw new Error(`temperature must be a finite number >= 0, got ${temperature}`);
@@ -21,7 +22,7 @@ export function tokenLogprobs(
     const zTok = logits[o + tokens[r]!]!;
     let sum = 0;
     for (let j = 0; j < vocab; j++) {
-      const e = Math.exp((logits[o + j]! - max) * invT);
+      const e = fastExp((logits[o + j]! - max) * invT);
       logits[o + j] = e;
       sum += e;
     }

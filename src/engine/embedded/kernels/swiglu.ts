@@ -1,10 +1,11 @@
 // SwiGLU gate of the Llama/Qwen MLP: h = silu(g) ⊙ u, silu(g) = g·σ(g). All arrays [n].
 // The forward can keep σ(g) so the backward needs no second exp.
+import { fastExp } from './fast-exp.ts';
 
 export function swigluForward(g: Float32Array, u: Float32Array, h: Float32Array, n: number, sigmoidOut: Float32Array | null = null): void {
   for (let i = 0; i < n; i++) {
     const gi = g[i]!;
-    const sig = 1 / (1 + Math.exp(-gi));
+    const sig = 1 / (1 + fastExp(-gi));
     if (sigmoidOut) sigmoidOut[i] = sig;
     h[i] = gi * sig * u[i]!;
   }
