@@ -39,8 +39,12 @@ export class RopeTable {
   }
 }
 
-/** x [tokens, heads, headDim] at consecutive positions startPos, startPos+1, … (in place). */
-export function ropeForward(x: Float32Array, offsetRows: number, tokens: number, heads: number, startPos: number, table: RopeTable): void {
+/**
+ * Rotates x [tokens, heads, headDim] at consecutive positions startPos, startPos+1, … in place, by +θ
+ * (direction 1) or −θ (direction −1). A rotation's transpose is the rotation by −θ, so the backward
+ * pass is the same loop.
+ */
+function ropeRotate(x: Float32Array, offsetRows: number, tokens: number, heads: number, startPos: number, table: RopeTable, direction: 1 | -1): void {
   table.ensure(startPos + tokens);
   const d = table.headDim, half = table.half;
   for (let t = 0; t < tokens; t++) {
@@ -48,7 +52,7 @@ export function ropeForward(x: Float32Array, offsetRows: number, tokens: number,
     for (let h = 0; h < heads; h++) {
       const o = ((offsetRows + t) * heads + h) * d;
       for (let i = 0; i < half; i++) {
-        const c = table.cos[c0 + i]!, s = table.sin[c0 + i]!;
+        const c = table.cos[c0 + i]!, s = direction * table.sin[c0 + i]!;
         const a = x[o + i]!, b = x[o + i + half]!;
         x[o + i] = a * c - b * s;
         x[o + i + half] = b * c + a * s;
@@ -57,20 +61,12 @@ export function ropeForward(x: Float32Array, offsetRows: number, tokens: number,
   }
 }
 
+/** x [tokens, heads, headDim] at consecutive positions startPos, startPos+1, … (in place). */
+export function ropeForward(x: Float32Array, offsetRows: number, tokens: number, heads: number, startPos: number, table: RopeTable): void {
+  ropeRotate(x, offsetRows, tokens, heads, startPos, table, 1);
+}
+
 /** The transpose of ropeForward (a rotation by −θ), in place on the gradient. */
 export function ropeBackward(dx: Float32Array, offsetRows: number, tokens: number, heads: number, startPos: number, table: RopeTable): void {
-  table.ensure(startPos + tokens);
-  const d = table.headDim, half = table.half;
-  for (let t = 0; t < tokens; t++) {
-    const c0 = (startPos + t) * half;
-    for (let h = 0; h < heads; h++) {
-      const o = ((offsetRows + t) * heads + h) * d;
-      for (let i = 0; i < half; i++) {
-        const c = table.cos[c0 + i]!, s = table.sin[c0 + i]!;
-        const a = dx[o + i]!, b = dx[o + i + half]!;
-        dx[o + i] = a * c + b * s;
-        dx[o + i + half] = b * c - a * s;
-      }
-    }
-  }
+  ropeRotate(dx, offsetRows, tokens, heads, startPos, table, -1);
 }
