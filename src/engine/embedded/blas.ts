@@ -156,11 +156,7 @@ function dispatch(
 ): void {
   const native = getBackend().native;
   if (native !== null && M * N * K > SMALL_PRODUCT_MNK) {
-    native(
-      CBLAS_ROW_MAJOR, transA ? CBLAS_TRANS : CBLAS_NO_TRANS, transB ? CBLAS_TRANS : CBLAS_NO_TRANS, M, N, K,
-      alpha, aOffset === 0 ? A : A.subarray(aOffset), lda, bOffset === 0 ? B : B.subarray(bOffset), ldb,
-      beta, cOffset === 0 ? C : C.subarray(cOffset), ldc,
-    );
+    callNative(native, transA, transB, M, N, K, alpha, A, aOffset, lda, B, bOffset, ldb, beta, C, cOffset, ldc);
     return;
   }
   sgemmPortable(transA, transB, M, N, K, alpha, A, aOffset, lda, B, bOffset, ldb, beta, C, cOffset, ldc);
@@ -201,6 +197,16 @@ export function sgemmNative(
   const native = getBackend().native;
   if (native === null) throw new Error('sgemmNative: no BLAS library is loaded');
   checkOperands(transA, transB, M, N, K, A, aOffset, lda, B, bOffset, ldb, C, cOffset, ldc);
+  callNative(native, transA, transB, M, N, K, alpha, A, aOffset, lda, B, bOffset, ldb, beta, C, cOffset, ldc);
+}
+
+/** cblas_sgemm in row-major layout; offsets become views, so the arrays are passed without copying. */
+function callNative(
+  native: NativeSgemm, transA: boolean, transB: boolean, M: number, N: number, K: number,
+  alpha: number, A: Float32Array, aOffset: number, lda: number,
+  B: Float32Array, bOffset: number, ldb: number,
+  beta: number, C: Float32Array, cOffset: number, ldc: number,
+): void {
   native(
     CBLAS_ROW_MAJOR, transA ? CBLAS_TRANS : CBLAS_NO_TRANS, transB ? CBLAS_TRANS : CBLAS_NO_TRANS, M, N, K,
     alpha, aOffset === 0 ? A : A.subarray(aOffset), lda, bOffset === 0 ? B : B.subarray(bOffset), ldb,
