@@ -46,6 +46,8 @@ type NativeSgemm = (
 interface Backend {
   info: BlasInfo;
   native: NativeSgemm | null;
+  /** openblas_set_num_threads, when the library has it. */
+  setThreads: ((n: number) => void) | null;
 }
 
 let backend: Backend | null = null;
@@ -66,7 +68,7 @@ function candidateLibraries(): { path: string; kind: BlasBackend }[] {
 
 function loadBackend(): Backend {
   if ((process.env.MARFT_BLAS ?? '').toLowerCase() === 'portable') {
-    return { info: { backend: 'portable', threads: 1 }, native: null };
+    return { info: { backend: 'portable', threads: 1 }, native: null, setThreads: null };
   }
   let koffi: typeof import('koffi');
   try {
@@ -92,17 +94,17 @@ function loadBackend(): Backend {
       tried.push(`${cand.path} (no cblas_sgemm)`);
       continue;
     }
-    const threads = configureThreads(lib, cand.kind);
+    const { threads, setThreads } = configureThreads(lib, cand.kind);
     const kind: BlasBackend = cand.kind === 'accelerate' ? 'accelerate' : 'openblas';
-    return { info: { backend: kind, threads, library: cand.path }, native };
+    return { info: { backend: kind, threads, library: cand.path }, native, setThreads };
   }
   return portableWithNotice(`tried ${tried.join(', ')}`);
 }
 
 /** Sets OpenBLAS's thread count (all cores unless OPENBLAS_NUM_THREADS says otherwise) and reports it. */
-function configureThreads(lib: { func(def: string): unknown }, kind: BlasBackend): number {
+function configureThreads(lib: { func(def: string): unknown }, kind: BlasBackend): { threads: number; setThreads: ((n: number) => void) | null } {
   const cores = availableParallelism();
-  if (kind === 'accelerate') return cores;
+  if (kind === 'accelerate') return { threads: cores, setThreads: null };
   let get: (() => number) | null = null;
   let set: ((n: number) => void) | null = null;
   try { get = lib.func('int openblas_get_num_threads()') as () => number; } catch { get = null; }
@@ -110,14 +112,14 @@ function configureThreads(lib: { func(def: string): unknown }, kind: BlasBackend
   const requested = Number.parseInt(process.env.OPENBLAS_NUM_THREADS ?? process.env.OMP_NUM_THREADS ?? '', 10);
   const wanted = Number.isFinite(requested) && requested > 0 ? requested : cores;
   if (set) set(wanted);
-  return get ? get() : wanted;
+  return { threads: get ? get() : wanted, setThreads: set };
 }
 
 function portableWithNotice(why: string): Backend {
   process.stderr.write(
     `marft: no BLAS found (${why}); using the portable matrix kernel, expect ~10x slower training. Install libopenblas0-pthread (scripts/setup.sh).\n`,
   );
-  return { info: { backend: 'portable', threads: 1 }, native: null };
+  return { info: { backend: 'portable', threads: 1 }, native: null, setThreads: null };
 }
 
 function getBackend(): Backend {
@@ -128,6 +130,23 @@ function getBackend(): Backend {
 /** Which matrix kernel is in use (loads it on first call). */
 export function blasInfo(): BlasInfo {
   return { ...getBackend().info };
+}
+
+/**
+ * Runs `fn` with OpenBLAS on one thread, then restores the configured count. For runs of many
+ * small products separated by JavaScript work (attention's per-head products): waking the second
+ * thread for each one costs more than it saves (in the reference training step, 128×128×64 products
+ * ran at 33-47 GFLOP/s on two threads and 64-70 on one; docs/performance.md).
+ */
+export function withOneBlasThread<T>(fn: () => T): T {
+  const b = getBackend();
+  if (!b.setThreads || b.info.threads <= 1) return fn();
+  b.setThreads(1);
+  try {
+    return fn();
+  } finally {
+    b.setThreads(b.info.threads);
+  }
 }
 
 /** Row-major cblas_sgemm; see the file header. */

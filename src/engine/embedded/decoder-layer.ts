@@ -12,6 +12,7 @@ import { attentionBackward, attentionForward, type AttentionDims } from './kerne
 import type { KvCache } from './kv-cache.ts';
 import { ensureGrad } from './param.ts';
 import { releaseBuffers, takeBuffer } from './buffer-pool.ts';
+import { withOneBlasThread } from './blas.ts';
 
 /** One sequence inside a packed batch: rows [row0, row0+len) hold its new tokens at positions past … past+len−1. */
 export interface SeqSpan {
@@ -96,16 +97,18 @@ export function layerForward(
   const probs = retain && !s.cache ? keptProbsBuffer(s.seqs, nH, N * I) : null;
   let probsOffset = 0;
   const d = dims(cfg);
-  for (const seq of s.seqs) {
-    if (s.cache) {
-      s.cache.write(layerIndex, seq.slot, seq.past, k, v, seq.row0, seq.len);
-      attentionForward(d, q, seq.row0, seq.len, s.cache.k[layerIndex]!, s.cache.v[layerIndex]!, s.cache.row0(seq.slot), seq.past,
-        attn, seq.row0, null, 0);
-    } else {
-      attentionForward(d, q, seq.row0, seq.len, k, v, seq.row0, 0, attn, seq.row0, lse, seq.row0 * nH, probs, probsOffset);
-      probsOffset += nH * seq.len * seq.len;
+  withOneBlasThread(() => {
+    for (const seq of s.seqs) {
+      if (s.cache) {
+        s.cache.write(layerIndex, seq.slot, seq.past, k, v, seq.row0, seq.len);
+        attentionForward(d, q, seq.row0, seq.len, s.cache.k[layerIndex]!, s.cache.v[layerIndex]!, s.cache.row0(seq.slot), seq.past,
+          attn, seq.row0, null, 0);
+      } else {
+        attentionForward(d, q, seq.row0, seq.len, k, v, seq.row0, 0, attn, seq.row0, lse, seq.row0 * nH, probs, probsOffset);
+        probsOffset += nH * seq.len * seq.len;
+      }
     }
-  }
+  });
 
   const x2 = takeBuffer(N * H);
   xa.o_proj = linearForward(op(w, lora, scale, 'o_proj'), attn, N, x2);
@@ -214,12 +217,14 @@ export function layerBackward(
   dv.fill(0);
   const d = dims(cfg);
   let probsOffset = 0;
-  for (const seq of s.seqs) {
-    attentionBackward(d, seq.len, seq.row0, a.q, a.k, a.v, a.lse, seq.row0 * nH, dattn, dq, dk, dv, a.probs, probsOffset);
-    probsOffset += nH * seq.len * seq.len;
-    ropeBackward(dq, seq.row0, seq.len, nH, 0, s.rope);
-    ropeBackward(dk, seq.row0, seq.len, nKv, 0, s.rope);
-  }
+  withOneBlasThread(() => {
+    for (const seq of s.seqs) {
+      attentionBackward(d, seq.len, seq.row0, a.q, a.k, a.v, a.lse, seq.row0 * nH, dattn, dq, dk, dv, a.probs, probsOffset);
+      probsOffset += nH * seq.len * seq.len;
+      ropeBackward(dq, seq.row0, seq.len, nH, 0, s.rope);
+      ropeBackward(dk, seq.row0, seq.len, nKv, 0, s.rope);
+    }
+  });
   let dqPre = dq, dkPre = dk;
   if (w.qNorm && w.kNorm && a.qPre && a.kPre) {
     dqPre = ws.dqPre!; dkPre = ws.dkPre!;

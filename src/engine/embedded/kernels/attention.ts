@@ -7,6 +7,7 @@
 // them from lse (FlashAttention's trick) so that long sequences need O(tokens) memory, not O(tokens²).
 import { sgemm } from '../gemm.ts';
 import { fastExp } from './fast-exp.ts';
+import { simdKernels } from '../wasm/simd.ts';
 
 export interface AttentionDims {
   nHeads: number;
@@ -53,13 +54,18 @@ export function attentionForward(
     attentionForwardLoops(dims, q, qRow0, Lq, k, v, kRow0, past, out, outRow0, lse_HL, lseOffset, scratchS, probs_HLL, probsOffset);
     return;
   }
+  const simd = simdKernels();
+  const rowMax = new Float32Array(simd ? Lq : 0), rowSum = new Float64Array(simd ? Lq : 0);
   for (let h = 0; h < nHeads; h++) {
     const g = Math.floor(h / group);
     // Scores, then probabilities, in place: in the kept-probabilities buffer when there is one.
     const S = probs_HLL ? probs_HLL.subarray(probsOffset + h * Lq * ctx, probsOffset + (h + 1) * Lq * ctx) : scratchS;
     sgemm(false, true, Lq, ctx, headDim, scale, q, qRow0 * qStride + h * headDim, qStride,
       k, kRow0 * kvStride + g * headDim, kvStride, 0, S, 0, ctx);
-    for (let i = 0; i < Lq; i++) {
+    if (simd) {
+      simd.softmaxRows(S, 0, Lq, ctx, past + 1, 1, 1, rowMax, rowSum);
+      if (lse_HL) for (let i = 0; i < Lq; i++) lse_HL[lseOffset + h * Lq + i] = rowMax[i]! + Math.log(rowSum[i]!);
+    } else for (let i = 0; i < Lq; i++) {
       const row = i * ctx, visible = past + i + 1;
       let max = -Infinity;
       for (let j = 0; j < visible; j++) if (S[row + j]! > max) max = S[row + j]!;
@@ -199,6 +205,7 @@ export function attentionBackward(
   const group = nHeads / nKvHeads;
   const scale = 1 / Math.sqrt(headDim);
   const [scratchP, dP] = scratch(T * T);
+  const simd = simdKernels();
   for (let h = 0; h < nHeads; h++) {
     const g = Math.floor(h / group);
     const qOff = row0 * qStride + h * headDim, kvOff = row0 * kvStride + g * headDim;
@@ -217,7 +224,8 @@ export function attentionBackward(
     sgemm(false, true, T, T, headDim, 1, dout, qOff, qStride, v, kvOff, kvStride, 0, dP, 0, T);
     sgemm(true, false, T, headDim, T, 1, P, 0, T, dout, qOff, qStride, 1, dv, kvOff, kvStride);
     // dS = P ⊙ (dP − Σ_j P·dP), stored in dP
-    for (let i = 0; i < T; i++) {
+    if (simd) simd.softmaxBackwardRows(P, 0, dP, 0, T, T, 1, 1);
+    else for (let i = 0; i < T; i++) {
       const row = i * T;
       let dot = 0;
       for (let j = 0; j <= i; j++) dot += P[row + j]! * dP[row + j]!;

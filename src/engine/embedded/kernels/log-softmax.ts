@@ -1,6 +1,9 @@
 // Log-probabilities of chosen tokens under softmax(logits / temperature), and the gradient back to the logits.
 // logits [rows, vocab]. temperature 0 or 1 means unscaled (spec: behaviour and recomputed log-probs agree).
+// The WebAssembly SIMD kernels (wasm/simd.ts) run both passes when available; the loops are the
+// fallback and the reference.
 import { fastExp } from './fast-exp.ts';
+import { simdKernels } from '../wasm/simd.ts';
 
 export function effectiveTemperature(temperature: number | undefined): number {
   if (temperature !== undefined && !(temperature >= 0 && Number.isFinite(temperature))) throw new Error(`temperature must be a finite number >= 0, got ${temperature}`);
@@ -12,6 +15,22 @@ export function effectiveTemperature(temperature: number | undefined): number {
  * which is all the backward needs.
  */
 export function tokenLogprobs(
+  logits: Float32Array, rows: number, vocab: number, tokens: Int32Array, temperature: number, lp_R: Float32Array,
+): void {
+  const simd = simdKernels();
+  if (!simd) {
+    tokenLogprobsJs(logits, rows, vocab, tokens, temperature, lp_R);
+    return;
+  }
+  const invT = 1 / temperature;
+  const zTok = new Float32Array(rows);
+  for (let r = 0; r < rows; r++) zTok[r] = logits[r * vocab + tokens[r]!]!;
+  const max = new Float32Array(rows), sum = new Float64Array(rows);
+  simd.softmaxRows(logits, 0, rows, vocab, vocab, 0, invT, max, sum);
+  for (let r = 0; r < rows; r++) lp_R[r] = (zTok[r]! - max[r]!) * invT - Math.log(sum[r]!);
+}
+
+export function tokenLogprobsJs(
   logits: Float32Array, rows: number, vocab: number, tokens: Int32Array, temperature: number, lp_R: Float32Array,
 ): void {
   const invT = 1 / temperature;
@@ -34,6 +53,19 @@ export function tokenLogprobs(
 
 /** dlogits[r, j] = dlp[r] · (δ_{j,tok} − p_j) / T, written in place over the probabilities. */
 export function tokenLogprobsBackward(probs: Float32Array, rows: number, vocab: number, tokens: Int32Array, temperature: number, dlp_R: Float32Array): void {
+  const simd = simdKernels();
+  if (!simd) {
+    tokenLogprobsBackwardJs(probs, rows, vocab, tokens, temperature, dlp_R);
+    return;
+  }
+  const invT = 1 / temperature;
+  const coef = new Float32Array(rows);
+  for (let r = 0; r < rows; r++) coef[r] = -dlp_R[r]! * invT;
+  simd.scaleRows(probs, rows, vocab, coef);
+  for (let r = 0; r < rows; r++) probs[r * vocab + tokens[r]!]! += dlp_R[r]! * invT;
+}
+
+export function tokenLogprobsBackwardJs(probs: Float32Array, rows: number, vocab: number, tokens: Int32Array, temperature: number, dlp_R: Float32Array): void {
   const invT = 1 / temperature;
   for (let r = 0; r < rows; r++) {
     const o = r * vocab, d = dlp_R[r]! * invT;

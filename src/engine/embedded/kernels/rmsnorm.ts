@@ -1,8 +1,29 @@
 // RMSNorm as Hugging Face's LlamaRMSNorm / Qwen2RMSNorm / Qwen3RMSNorm compute it:
 //   y = w ⊙ x / sqrt(mean(x²) + eps), row by row over `dim`.
 // Shapes: x, y [rows, dim]; w [dim]; rstd_R [rows] keeps 1/sqrt(mean(x²)+eps) for the backward.
+// The WebAssembly SIMD kernels (wasm/simd.ts) run these when available; the loops below are the
+// fallback and the reference.
+import { simdKernels } from '../wasm/simd.ts';
 
 export function rmsnormForward(
+  x: Float32Array, w: Float32Array, y: Float32Array, rstd_R: Float32Array | null,
+  rows: number, dim: number, eps: number,
+): void {
+  const simd = simdKernels();
+  if (simd) simd.rmsnormForward(x, w, y, rstd_R, rows, dim, eps);
+  else rmsnormForwardJs(x, w, y, rstd_R, rows, dim, eps);
+}
+
+export function rmsnormBackward(
+  dy: Float32Array, x: Float32Array, w: Float32Array, rstd_R: Float32Array,
+  dx: Float32Array | null, dw: Float32Array | null, rows: number, dim: number, accumulate: boolean,
+): void {
+  const simd = simdKernels();
+  if (simd) simd.rmsnormBackward(dy, x, w, rstd_R, dx, dw, rows, dim, accumulate);
+  else rmsnormBackwardJs(dy, x, w, rstd_R, dx, dw, rows, dim, accumulate);
+}
+
+export function rmsnormForwardJs(
   x: Float32Array, w: Float32Array, y: Float32Array, rstd_R: Float32Array | null,
   rows: number, dim: number, eps: number,
 ): void {
@@ -20,7 +41,7 @@ export function rmsnormForward(
  * dx = rstd · (w⊙dy − x̂ · mean(x̂ ⊙ w⊙dy)) with x̂ = x·rstd; dw += Σ_rows dy ⊙ x̂ (when dw is given).
  * dx is overwritten (accumulate = false) or added to (accumulate = true).
  */
-export function rmsnormBackward(
+export function rmsnormBackwardJs(
   dy: Float32Array, x: Float32Array, w: Float32Array, rstd_R: Float32Array,
   dx: Float32Array | null, dw: Float32Array | null, rows: number, dim: number, accumulate: boolean,
 ): void {

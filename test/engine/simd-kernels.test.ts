@@ -1,0 +1,161 @@
+// The WebAssembly SIMD kernels (src/engine/embedded/wasm/) against the JavaScript loops they replace,
+// which stay as the fallback (MARFT_SIMD=0): same results to float32 rounding, at lengths that are not
+// multiples of the 4 lanes or of the copy chunks, with offsets, temperatures and causal masks; the
+// exp against Math.exp; and the committed module bytes against kernels.wat.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { simdKernels } from '../../src/engine/embedded/wasm/simd.ts';
+import { swigluBackwardJs, swigluForwardJs } from '../../src/engine/embedded/kernels/swiglu.ts';
+import { rmsnormBackwardJs, rmsnormForwardJs } from '../../src/engine/embedded/kernels/rmsnorm.ts';
+import { tokenLogprobs, tokenLogprobsBackward, tokenLogprobsBackwardJs, tokenLogprobsJs } from '../../src/engine/embedded/kernels/log-softmax.ts';
+import { fastExp } from '../../src/engine/embedded/kernels/fast-exp.ts';
+
+const simd = simdKernels();
+
+function rand(n: number, seed: number, scale = 1): Float32Array {
+  const out = new Float32Array(n);
+  let x = seed >>> 0;
+  for (let i = 0; i < n; i++) {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+    out[i] = scale * ((x / 4294967296) * 2 - 1);
+  }
+  return out;
+}
+
+/** max |a − b| / max(1, |b|) */
+function maxRelDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  assert.equal(a.length, b.length);
+  let m = 0;
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i]! - b[i]!) / Math.max(1, Math.abs(b[i]!)));
+  return m;
+}
+
+test('WebAssembly SIMD kernels load in this runtime', () => {
+  assert.ok(simd, 'simdKernels() returned null: no WebAssembly SIMD, or MARFT_SIMD=0 is set');
+});
+
+test('SIMD exp: within 2e-7 relative of Math.exp over [-87, 88]; clamped outside', () => {
+  const n = 100_003;
+  const x = new Float32Array(n);
+  for (let i = 0; i < n; i++) x[i] = -87 + (175 * i) / (n - 1);
+  const e = simd!.exp(x);
+  let worst = 0;
+  for (let i = 0; i < n; i++) worst = Math.max(worst, Math.abs(e[i]! / Math.exp(x[i]!) - 1));
+  assert.ok(worst < 2e-7, `max relative error ${worst}`);
+  const edges = simd!.exp(Float32Array.from([-1000, -87.5, 0, 1, 100, -0]));
+  assert.ok(edges[0]! > 0 && edges[0]! < 2e-38, `e^-1000 clamps to e^-87, got ${edges[0]}`);
+  assert.equal(edges[2], 1);
+  assert.ok(Math.abs(edges[3]! - Math.E) < 1e-6);
+  assert.ok(Number.isFinite(edges[4]!) && edges[4]! > 1e38, `e^100 clamps to e^88, got ${edges[4]}`);
+  assert.equal(edges[5], 1);
+});
+
+test('SIMD SwiGLU forward and backward equal the JavaScript loops (lengths around lanes and chunks)', () => {
+  for (const n of [1, 3, 4, 17, 16384, 16387, 50_001]) {
+    const g = rand(n, 1, 12), u = rand(n, 2), dh = rand(n, 3);
+    const h1 = new Float32Array(n), s1 = new Float32Array(n), h2 = new Float32Array(n), s2 = new Float32Array(n);
+    simd!.swigluForward(g, u, h1, n, s1);
+    swigluForwardJs(g, u, h2, n, s2);
+    assert.ok(maxRelDiff(h1, h2) < 1e-6, `h n=${n}: ${maxRelDiff(h1, h2)}`);
+    assert.ok(maxRelDiff(s1, s2) < 1e-6, `σ n=${n}`);
+    const hOnly = new Float32Array(n);
+    simd!.swigluForward(g, u, hOnly, n, null);
+    assert.deepEqual(hOnly, h1);
+    const dg1 = new Float32Array(n), du1 = new Float32Array(n), dg2 = new Float32Array(n), du2 = new Float32Array(n);
+    simd!.swigluBackward(dh, g, u, s2, dg1, du1, n);
+    swigluBackwardJs(dh, g, u, s2, dg2, du2, n);
+    assert.ok(maxRelDiff(dg1, dg2) < 1e-6 && maxRelDiff(du1, du2) < 1e-6, `backward n=${n}`);
+  }
+});
+
+test('SIMD token log-softmax and its backward equal the JavaScript loops (temperatures, odd vocabularies, chunked rows)', () => {
+  for (const [rows, vocab, temperature] of [[5, 7, 1], [33, 2048, 1], [40, 1001, 0.7], [3, 40_000, 1.3]] as const) {
+    const logits = rand(rows * vocab, rows + vocab, 8);
+    const tokens = Int32Array.from({ length: rows }, (_, r) => (r * 7919) % vocab);
+    const a = logits.slice(), b = logits.slice();
+    const lpA = new Float32Array(rows), lpB = new Float32Array(rows);
+    tokenLogprobs(a, rows, vocab, tokens, temperature, lpA);
+    tokenLogprobsJs(b, rows, vocab, tokens, temperature, lpB);
+    assert.ok(maxRelDiff(lpA, lpB) < 2e-6, `log-probs ${rows}x${vocab} T=${temperature}: ${maxRelDiff(lpA, lpB)}`);
+    assert.ok(maxRelDiff(a, b) < 1e-6, `probabilities ${rows}x${vocab}`);
+    const dlp = rand(rows, 9);
+    tokenLogprobsBackward(a, rows, vocab, tokens, temperature, dlp);
+    tokenLogprobsBackwardJs(b, rows, vocab, tokens, temperature, dlp);
+    assert.ok(maxRelDiff(a, b) < 1e-6, `backward ${rows}x${vocab}`);
+  }
+});
+
+/** Causal softmax of rows the JavaScript way: row i sees visible0 + i·step entries (capped at cols). */
+function softmaxRowsJs(x: Float32Array, rows: number, cols: number, visible0: number, step: number, invT: number): { max: number[]; sum: number[] } {
+  const max: number[] = [], sum: number[] = [];
+  for (let r = 0; r < rows; r++) {
+    const vis = Math.min(cols, visible0 + r * step), o = r * cols;
+    let m = -Infinity;
+    for (let j = 0; j < vis; j++) m = Math.max(m, x[o + j]!);
+    let s = 0;
+    for (let j = 0; j < vis; j++) s += (x[o + j] = fastExp((x[o + j]! - m) * invT));
+    for (let j = 0; j < vis; j++) x[o + j]! /= s;
+    x.fill(0, o + vis, o + cols);
+    max.push(m);
+    sum.push(s);
+  }
+  return { max, sum };
+}
+
+test('SIMD softmax rows: causal masks with a KV-cache offset, offsets into the buffer, sums and maxima', () => {
+  for (const [rows, cols, visible0, step, invT] of [[128, 128, 1, 1, 1], [9, 13, 5, 1, 1], [3, 6, 6, 0, 0.5], [300, 301, 2, 1, 1]] as const) {
+    const pad = 5;
+    const x = rand(pad + rows * cols, rows * 31 + cols, 6);
+    const ref = x.slice(pad);
+    const want = softmaxRowsJs(ref, rows, cols, visible0, step, invT);
+    const max = new Float32Array(rows), sum = new Float64Array(rows);
+    simd!.softmaxRows(x, pad, rows, cols, visible0, step, invT, max, sum);
+    assert.ok(maxRelDiff(x.subarray(pad), ref) < 1e-6, `probabilities ${rows}x${cols}`);
+    assert.ok(maxRelDiff(max, want.max) === 0, 'maxima');
+    assert.ok(maxRelDiff(sum, want.sum) < 1e-6, 'sums');
+    // backward: dp ← p ⊙ (dp − Σ p·dp) over the visible entries
+    const dp = rand(pad + rows * cols, 77, 2);
+    const dpRef = dp.slice(pad);
+    for (let r = 0; r < rows; r++) {
+      const vis = Math.min(cols, visible0 + r * step), o = r * cols;
+      let dot = 0;
+      for (let j = 0; j < vis; j++) dot += ref[o + j]! * dpRef[o + j]!;
+      for (let j = 0; j < vis; j++) dpRef[o + j] = ref[o + j]! * (dpRef[o + j]! - dot);
+      dpRef.fill(0, o + vis, o + cols);
+    }
+    simd!.softmaxBackwardRows(x, pad, dp, pad, rows, cols, visible0, step);
+    assert.ok(maxRelDiff(dp.subarray(pad), dpRef) < 1e-6, `backward ${rows}x${cols}`);
+  }
+});
+
+test('SIMD RMSNorm forward and backward equal the JavaScript loops (dims around lanes, accumulate, weight gradients)', () => {
+  for (const [rows, dim] of [[1, 3], [7, 64], [1024, 256], [130, 257], [2, 40_000]] as const) {
+    const x = rand(rows * dim, dim, 3), w = rand(dim, 5), dy = rand(rows * dim, 6);
+    const y1 = new Float32Array(rows * dim), y2 = new Float32Array(rows * dim);
+    const r1 = new Float32Array(rows), r2 = new Float32Array(rows);
+    simd!.rmsnormForward(x, w, y1, r1, rows, dim, 1e-6);
+    rmsnormForwardJs(x, w, y2, r2, rows, dim, 1e-6);
+    assert.ok(maxRelDiff(y1, y2) < 2e-6 && maxRelDiff(r1, r2) < 2e-6, `forward ${rows}x${dim}: ${maxRelDiff(y1, y2)}`);
+    for (const accumulate of [false, true]) {
+      const base = rand(rows * dim, 8);
+      const dx1 = base.slice(), dx2 = base.slice();
+      const dw1 = rand(dim, 9), dw2 = dw1.slice();
+      simd!.rmsnormBackward(dy, x, w, r2, dx1, dw1, rows, dim, accumulate);
+      rmsnormBackwardJs(dy, x, w, r2, dx2, dw2, rows, dim, accumulate);
+      assert.ok(maxRelDiff(dx1, dx2) < 2e-5, `dx ${rows}x${dim} accumulate=${accumulate}: ${maxRelDiff(dx1, dx2)}`);
+      assert.ok(maxRelDiff(dw1, dw2) < 2e-5, `dw ${rows}x${dim}: ${maxRelDiff(dw1, dw2)}`);
+    }
+    const dxOnly = new Float32Array(rows * dim), dxRef = new Float32Array(rows * dim);
+    simd!.rmsnormBackward(dy, x, w, r2, dxOnly, null, rows, dim, false);
+    rmsnormBackwardJs(dy, x, w, r2, dxRef, null, rows, dim, false);
+    assert.ok(maxRelDiff(dxOnly, dxRef) < 2e-5, 'dx without weight gradient');
+  }
+});
+
+test('the committed WebAssembly bytes are kernels.wat compiled (scripts/build-wasm.mjs --check)', () => {
+  const script = fileURLToPath(new URL('../../scripts/build-wasm.mjs', import.meta.url));
+  const out = execFileSync(process.execPath, [script, '--check'], { encoding: 'utf8' });
+  assert.match(out, /matches/);
+});
