@@ -11,8 +11,22 @@ import { swigluBackwardJs, swigluForwardJs } from '../../src/engine/embedded/ker
 import { rmsnormBackwardJs, rmsnormForwardJs } from '../../src/engine/embedded/kernels/rmsnorm.ts';
 import { tokenLogprobs, tokenLogprobsBackward, tokenLogprobsBackwardJs, tokenLogprobsJs } from '../../src/engine/embedded/kernels/log-softmax.ts';
 import { fastExp } from '../../src/engine/embedded/kernels/fast-exp.ts';
+import { takeBuffer } from '../../src/engine/embedded/buffer-pool.ts';
 
 const simd = simdKernels();
+
+/**
+ * Both ways a kernel meets its operands: ordinary arrays (copied through the scratch region in
+ * chunks) and buffers from the pool, which live in the WebAssembly arena (worked on in place).
+ */
+const MODES: [string, (src: Float32Array) => Float32Array][] = [
+  ['copied', (src) => src.slice()],
+  ['in place', (src) => {
+    const b = takeBuffer(src.length);
+    b.set(src);
+    return b;
+  }],
+];
 
 function rand(n: number, seed: number, scale = 1): Float32Array {
   const out = new Float32Array(n);
@@ -52,38 +66,38 @@ test('SIMD exp: within 2e-7 relative of Math.exp over [-87, 88]; clamped outside
   assert.equal(edges[5], 1);
 });
 
-test('SIMD SwiGLU forward and backward equal the JavaScript loops (lengths around lanes and chunks)', () => {
-  for (const n of [1, 3, 4, 17, 16384, 16387, 50_001]) {
-    const g = rand(n, 1, 12), u = rand(n, 2), dh = rand(n, 3);
-    const h1 = new Float32Array(n), s1 = new Float32Array(n), h2 = new Float32Array(n), s2 = new Float32Array(n);
+test('SIMD SwiGLU forward and backward equal the JavaScript loops (lengths around lanes and chunks; copied and in place)', () => {
+  for (const [mode, mk] of MODES) for (const n of [1, 3, 4, 17, 16384, 16387, 50_001]) {
+    const g = mk(rand(n, 1, 12)), u = mk(rand(n, 2)), dh = mk(rand(n, 3));
+    const h1 = mk(new Float32Array(n)), s1 = mk(new Float32Array(n)), h2 = new Float32Array(n), s2 = new Float32Array(n);
     simd!.swigluForward(g, u, h1, n, s1);
     swigluForwardJs(g, u, h2, n, s2);
-    assert.ok(maxRelDiff(h1, h2) < 1e-6, `h n=${n}: ${maxRelDiff(h1, h2)}`);
-    assert.ok(maxRelDiff(s1, s2) < 1e-6, `σ n=${n}`);
-    const hOnly = new Float32Array(n);
+    assert.ok(maxRelDiff(h1, h2) < 1e-6, `h ${mode} n=${n}: ${maxRelDiff(h1, h2)}`);
+    assert.ok(maxRelDiff(s1, s2) < 1e-6, `σ ${mode} n=${n}`);
+    const hOnly = mk(new Float32Array(n));
     simd!.swigluForward(g, u, hOnly, n, null);
-    assert.deepEqual(hOnly, h1);
-    const dg1 = new Float32Array(n), du1 = new Float32Array(n), dg2 = new Float32Array(n), du2 = new Float32Array(n);
-    simd!.swigluBackward(dh, g, u, s2, dg1, du1, n);
-    swigluBackwardJs(dh, g, u, s2, dg2, du2, n);
-    assert.ok(maxRelDiff(dg1, dg2) < 1e-6 && maxRelDiff(du1, du2) < 1e-6, `backward n=${n}`);
+    assert.deepEqual([...hOnly], [...h1]);
+    const dg1 = mk(new Float32Array(n)), du1 = mk(new Float32Array(n)), dg2 = new Float32Array(n), du2 = new Float32Array(n);
+    simd!.swigluBackward(dh, g, u, s1, dg1, du1, n);
+    swigluBackwardJs(dh, g, u, s1, dg2, du2, n);
+    assert.ok(maxRelDiff(dg1, dg2) < 1e-6 && maxRelDiff(du1, du2) < 1e-6, `backward ${mode} n=${n}`);
   }
 });
 
-test('SIMD token log-softmax and its backward equal the JavaScript loops (temperatures, odd vocabularies, chunked rows)', () => {
-  for (const [rows, vocab, temperature] of [[5, 7, 1], [33, 2048, 1], [40, 1001, 0.7], [3, 40_000, 1.3]] as const) {
+test('SIMD token log-softmax and its backward equal the JavaScript loops (temperatures, odd vocabularies, chunked rows; copied and in place)', () => {
+  for (const [mode, mk] of MODES) for (const [rows, vocab, temperature] of [[5, 7, 1], [33, 2048, 1], [40, 1001, 0.7], [3, 40_000, 1.3]] as const) {
     const logits = rand(rows * vocab, rows + vocab, 8);
     const tokens = Int32Array.from({ length: rows }, (_, r) => (r * 7919) % vocab);
-    const a = logits.slice(), b = logits.slice();
+    const a = mk(logits), b = logits.slice();
     const lpA = new Float32Array(rows), lpB = new Float32Array(rows);
     tokenLogprobs(a, rows, vocab, tokens, temperature, lpA);
     tokenLogprobsJs(b, rows, vocab, tokens, temperature, lpB);
-    assert.ok(maxRelDiff(lpA, lpB) < 2e-6, `log-probs ${rows}x${vocab} T=${temperature}: ${maxRelDiff(lpA, lpB)}`);
-    assert.ok(maxRelDiff(a, b) < 1e-6, `probabilities ${rows}x${vocab}`);
+    assert.ok(maxRelDiff(lpA, lpB) < 2e-6, `log-probs ${mode} ${rows}x${vocab} T=${temperature}: ${maxRelDiff(lpA, lpB)}`);
+    assert.ok(maxRelDiff(a, b) < 1e-6, `probabilities ${mode} ${rows}x${vocab}`);
     const dlp = rand(rows, 9);
     tokenLogprobsBackward(a, rows, vocab, tokens, temperature, dlp);
     tokenLogprobsBackwardJs(b, rows, vocab, tokens, temperature, dlp);
-    assert.ok(maxRelDiff(a, b) < 1e-6, `backward ${rows}x${vocab}`);
+    assert.ok(maxRelDiff(a, b) < 1e-6, `backward ${mode} ${rows}x${vocab}`);
   }
 });
 
@@ -104,19 +118,19 @@ function softmaxRowsJs(x: Float32Array, rows: number, cols: number, visible0: nu
   return { max, sum };
 }
 
-test('SIMD softmax rows: causal masks with a KV-cache offset, offsets into the buffer, sums and maxima', () => {
-  for (const [rows, cols, visible0, step, invT] of [[128, 128, 1, 1, 1], [9, 13, 5, 1, 1], [3, 6, 6, 0, 0.5], [300, 301, 2, 1, 1]] as const) {
+test('SIMD softmax rows: causal masks with a KV-cache offset, offsets into the buffer, sums and maxima; copied and in place', () => {
+  for (const [mode, mk] of MODES) for (const [rows, cols, visible0, step, invT] of [[128, 128, 1, 1, 1], [9, 13, 5, 1, 1], [3, 6, 6, 0, 0.5], [300, 301, 2, 1, 1]] as const) {
     const pad = 5;
-    const x = rand(pad + rows * cols, rows * 31 + cols, 6);
+    const x = mk(rand(pad + rows * cols, rows * 31 + cols, 6));
     const ref = x.slice(pad);
     const want = softmaxRowsJs(ref, rows, cols, visible0, step, invT);
     const max = new Float32Array(rows), sum = new Float64Array(rows);
     simd!.softmaxRows(x, pad, rows, cols, visible0, step, invT, max, sum);
-    assert.ok(maxRelDiff(x.subarray(pad), ref) < 1e-6, `probabilities ${rows}x${cols}`);
+    assert.ok(maxRelDiff(x.subarray(pad), ref) < 1e-6, `probabilities ${mode} ${rows}x${cols}`);
     assert.ok(maxRelDiff(max, want.max) === 0, 'maxima');
     assert.ok(maxRelDiff(sum, want.sum) < 1e-6, 'sums');
     // backward: dp ← p ⊙ (dp − Σ p·dp) over the visible entries
-    const dp = rand(pad + rows * cols, 77, 2);
+    const dp = mk(rand(pad + rows * cols, 77, 2));
     const dpRef = dp.slice(pad);
     for (let r = 0; r < rows; r++) {
       const vis = Math.min(cols, visible0 + r * step), o = r * cols;
@@ -126,28 +140,28 @@ test('SIMD softmax rows: causal masks with a KV-cache offset, offsets into the b
       dpRef.fill(0, o + vis, o + cols);
     }
     simd!.softmaxBackwardRows(x, pad, dp, pad, rows, cols, visible0, step);
-    assert.ok(maxRelDiff(dp.subarray(pad), dpRef) < 1e-6, `backward ${rows}x${cols}`);
+    assert.ok(maxRelDiff(dp.subarray(pad), dpRef) < 1e-6, `backward ${mode} ${rows}x${cols}`);
   }
 });
 
-test('SIMD RMSNorm forward and backward equal the JavaScript loops (dims around lanes, accumulate, weight gradients)', () => {
-  for (const [rows, dim] of [[1, 3], [7, 64], [1024, 256], [130, 257], [2, 40_000]] as const) {
-    const x = rand(rows * dim, dim, 3), w = rand(dim, 5), dy = rand(rows * dim, 6);
-    const y1 = new Float32Array(rows * dim), y2 = new Float32Array(rows * dim);
+test('SIMD RMSNorm forward and backward equal the JavaScript loops (dims around lanes, accumulate, weight gradients; copied and in place)', () => {
+  for (const [mode, mk] of MODES) for (const [rows, dim] of [[1, 3], [7, 64], [1024, 256], [130, 257], [2, 40_000]] as const) {
+    const x = mk(rand(rows * dim, dim, 3)), w = rand(dim, 5), dy = mk(rand(rows * dim, 6));
+    const y1 = mk(new Float32Array(rows * dim)), y2 = new Float32Array(rows * dim);
     const r1 = new Float32Array(rows), r2 = new Float32Array(rows);
     simd!.rmsnormForward(x, w, y1, r1, rows, dim, 1e-6);
     rmsnormForwardJs(x, w, y2, r2, rows, dim, 1e-6);
-    assert.ok(maxRelDiff(y1, y2) < 2e-6 && maxRelDiff(r1, r2) < 2e-6, `forward ${rows}x${dim}: ${maxRelDiff(y1, y2)}`);
+    assert.ok(maxRelDiff(y1, y2) < 2e-6 && maxRelDiff(r1, r2) < 2e-6, `forward ${mode} ${rows}x${dim}: ${maxRelDiff(y1, y2)}`);
     for (const accumulate of [false, true]) {
       const base = rand(rows * dim, 8);
-      const dx1 = base.slice(), dx2 = base.slice();
+      const dx1 = mk(base), dx2 = base.slice();
       const dw1 = rand(dim, 9), dw2 = dw1.slice();
       simd!.rmsnormBackward(dy, x, w, r2, dx1, dw1, rows, dim, accumulate);
       rmsnormBackwardJs(dy, x, w, r2, dx2, dw2, rows, dim, accumulate);
-      assert.ok(maxRelDiff(dx1, dx2) < 2e-5, `dx ${rows}x${dim} accumulate=${accumulate}: ${maxRelDiff(dx1, dx2)}`);
+      assert.ok(maxRelDiff(dx1, dx2) < 2e-5, `dx ${mode} ${rows}x${dim} accumulate=${accumulate}: ${maxRelDiff(dx1, dx2)}`);
       assert.ok(maxRelDiff(dw1, dw2) < 2e-5, `dw ${rows}x${dim}: ${maxRelDiff(dw1, dw2)}`);
     }
-    const dxOnly = new Float32Array(rows * dim), dxRef = new Float32Array(rows * dim);
+    const dxOnly = mk(new Float32Array(rows * dim)), dxRef = new Float32Array(rows * dim);
     simd!.rmsnormBackward(dy, x, w, r2, dxOnly, null, rows, dim, false);
     rmsnormBackwardJs(dy, x, w, r2, dxRef, null, rows, dim, false);
     assert.ok(maxRelDiff(dxOnly, dxRef) < 2e-5, 'dx without weight gradient');

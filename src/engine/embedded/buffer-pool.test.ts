@@ -1,6 +1,10 @@
+// The pool of ordinary arrays, with the WebAssembly arena turned off (set before the modules load;
+// node:test runs each file in its own process). The arena itself: wasm/arena.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pooledBufferBytes, releaseBuffers, takeBuffer } from './buffer-pool.ts';
+
+process.env.MARFT_WASM_ARENA_MB = '0';
+const { pooledBufferBytes, releaseBuffers, takeBuffer } = await import('./buffer-pool.ts');
 
 test('buffer pool: a released buffer comes back for the same length, small and foreign views are not pooled', () => {
   const n = 1 << 15;

@@ -5,6 +5,9 @@
 // non-retained forward as soon as the next layer has run, a retained one when its backward has
 // consumed each layer) and come out again, same length, for the next pass.
 //
+// Buffers come first from the WebAssembly arena (wasm/arena.ts), where the SIMD kernels work on
+// them without copying; when the arena is full or off, from ordinary arrays kept in the pool below.
+//
 // A buffer from takeBuffer has unspecified contents: every caller overwrites all of it before
 // reading (sgemm with beta = 0, the norms and element-wise kernels write every element).
 
@@ -13,12 +16,16 @@ const MIN_POOLED_LENGTH = 1 << 14;
 /** The pool holds at most this many bytes; past it, it is emptied (and the GC frees the arrays). */
 const MAX_POOLED_BYTES = 256 * 1024 * 1024;
 
+import { simdKernels } from './wasm/simd.ts';
+
 const free = new Map<number, Float32Array[]>();
 let pooledBytes = 0;
 
 /** A Float32Array of exactly n elements, contents unspecified (see the file header). */
 export function takeBuffer(n: number): Float32Array {
   if (n >= MIN_POOLED_LENGTH) {
+    const fromArena = simdKernels()?.arena?.take(n);
+    if (fromArena) return fromArena;
     const list = free.get(n);
     const b = list?.pop();
     if (b) {
@@ -31,7 +38,9 @@ export function takeBuffer(n: number): Float32Array {
 
 /** Hands buffers back; the caller must not use them afterwards. Nulls and small arrays are ignored. */
 export function releaseBuffers(...buffers: (Float32Array | null | undefined)[]): void {
+  const arena = simdKernels()?.arena;
   for (const b of buffers) {
+    if (b && arena?.release(b)) continue;
     if (!b || b.length < MIN_POOLED_LENGTH || b.byteOffset !== 0 || b.byteLength !== b.buffer.byteLength || b.byteLength > MAX_POOLED_BYTES / 4) continue;
     if (pooledBytes + b.byteLength > MAX_POOLED_BYTES) {
       free.clear();

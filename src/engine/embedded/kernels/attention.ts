@@ -8,6 +8,7 @@
 import { sgemm } from '../gemm.ts';
 import { fastExp } from './fast-exp.ts';
 import { simdKernels } from '../wasm/simd.ts';
+import { releaseBuffers, takeBuffer } from '../buffer-pool.ts';
 
 export interface AttentionDims {
   nHeads: number;
@@ -15,12 +16,15 @@ export interface AttentionDims {
   headDim: number;
 }
 
-let scratchA = new Float32Array(0);
-let scratchB = new Float32Array(0);
+// Score scratch, from the buffer pool so that the SIMD kernels work on it in place (wasm/arena.ts);
+// kept for the life of the process and replaced by a larger pair when a longer sequence comes.
+let scratchA: Float32Array = new Float32Array(0);
+let scratchB: Float32Array = new Float32Array(0);
 function scratch(n: number): [Float32Array, Float32Array] {
   if (scratchA.length < n) {
-    scratchA = new Float32Array(n);
-    scratchB = new Float32Array(n);
+    releaseBuffers(scratchA, scratchB);
+    scratchA = takeBuffer(n);
+    scratchB = takeBuffer(n);
   }
   return [scratchA, scratchB];
 }
@@ -62,8 +66,7 @@ export function attentionForward(
     const S = probs_HLL ? probs_HLL.subarray(probsOffset + h * Lq * ctx, probsOffset + (h + 1) * Lq * ctx) : scratchS;
     sgemm(false, true, Lq, ctx, headDim, scale, q, qRow0 * qStride + h * headDim, qStride,
       k, kRow0 * kvStride + g * headDim, kvStride, 0, S, 0, ctx);
-    if (simd) {
-      simd.softmaxRows(S, 0, Lq, ctx, past + 1, 1, 1, rowMax, rowSum);
+    if (simd?.softmaxRows(S, 0, Lq, ctx, past + 1, 1, 1, rowMax, rowSum)) {
       if (lse_HL) for (let i = 0; i < Lq; i++) lse_HL[lseOffset + h * Lq + i] = rowMax[i]! + Math.log(rowSum[i]!);
     } else for (let i = 0; i < Lq; i++) {
       const row = i * ctx, visible = past + i + 1;
@@ -224,8 +227,7 @@ export function attentionBackward(
     sgemm(false, true, T, T, headDim, 1, dout, qOff, qStride, v, kvOff, kvStride, 0, dP, 0, T);
     sgemm(true, false, T, headDim, T, 1, P, 0, T, dout, qOff, qStride, 1, dv, kvOff, kvStride);
     // dS = P ⊙ (dP − Σ_j P·dP), stored in dP
-    if (simd) simd.softmaxBackwardRows(P, 0, dP, 0, T, T, 1, 1);
-    else for (let i = 0; i < T; i++) {
+    if (!simd?.softmaxBackwardRows(P, 0, dP, 0, T, T, 1, 1)) for (let i = 0; i < T; i++) {
       const row = i * T;
       let dot = 0;
       for (let j = 0; j <= i; j++) dot += P[row + j]! * dP[row + j]!;

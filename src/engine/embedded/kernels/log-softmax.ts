@@ -18,15 +18,14 @@ export function tokenLogprobs(
   logits: Float32Array, rows: number, vocab: number, tokens: Int32Array, temperature: number, lp_R: Float32Array,
 ): void {
   const simd = simdKernels();
-  if (!simd) {
-    tokenLogprobsJs(logits, rows, vocab, tokens, temperature, lp_R);
-    return;
-  }
   const invT = 1 / temperature;
   const zTok = new Float32Array(rows);
   for (let r = 0; r < rows; r++) zTok[r] = logits[r * vocab + tokens[r]!]!;
   const max = new Float32Array(rows), sum = new Float64Array(rows);
-  simd.softmaxRows(logits, 0, rows, vocab, vocab, 0, invT, max, sum);
+  if (!simd?.softmaxRows(logits, 0, rows, vocab, vocab, 0, invT, max, sum)) {
+    tokenLogprobsJs(logits, rows, vocab, tokens, temperature, lp_R);
+    return;
+  }
   for (let r = 0; r < rows; r++) lp_R[r] = (zTok[r]! - max[r]!) * invT - Math.log(sum[r]!);
 }
 
@@ -53,15 +52,13 @@ export function tokenLogprobsJs(
 
 /** dlogits[r, j] = dlp[r] · (δ_{j,tok} − p_j) / T, written in place over the probabilities. */
 export function tokenLogprobsBackward(probs: Float32Array, rows: number, vocab: number, tokens: Int32Array, temperature: number, dlp_R: Float32Array): void {
-  const simd = simdKernels();
-  if (!simd) {
-    tokenLogprobsBackwardJs(probs, rows, vocab, tokens, temperature, dlp_R);
-    return;
-  }
   const invT = 1 / temperature;
   const coef = new Float32Array(rows);
   for (let r = 0; r < rows; r++) coef[r] = -dlp_R[r]! * invT;
-  simd.scaleRows(probs, rows, vocab, coef);
+  if (!simdKernels()?.scaleRows(probs, rows, vocab, coef)) {
+    tokenLogprobsBackwardJs(probs, rows, vocab, tokens, temperature, dlp_R);
+    return;
+  }
   for (let r = 0; r < rows; r++) probs[r * vocab + tokens[r]!]! += dlp_R[r]! * invT;
 }
 

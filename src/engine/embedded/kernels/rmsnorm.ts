@@ -9,18 +9,14 @@ export function rmsnormForward(
   x: Float32Array, w: Float32Array, y: Float32Array, rstd_R: Float32Array | null,
   rows: number, dim: number, eps: number,
 ): void {
-  const simd = simdKernels();
-  if (simd) simd.rmsnormForward(x, w, y, rstd_R, rows, dim, eps);
-  else rmsnormForwardJs(x, w, y, rstd_R, rows, dim, eps);
+  if (!simdKernels()?.rmsnormForward(x, w, y, rstd_R, rows, dim, eps)) rmsnormForwardJs(x, w, y, rstd_R, rows, dim, eps);
 }
 
 export function rmsnormBackward(
   dy: Float32Array, x: Float32Array, w: Float32Array, rstd_R: Float32Array,
   dx: Float32Array | null, dw: Float32Array | null, rows: number, dim: number, accumulate: boolean,
 ): void {
-  const simd = simdKernels();
-  if (simd) simd.rmsnormBackward(dy, x, w, rstd_R, dx, dw, rows, dim, accumulate);
-  else rmsnormBackwardJs(dy, x, w, rstd_R, dx, dw, rows, dim, accumulate);
+  if (!simdKernels()?.rmsnormBackward(dy, x, w, rstd_R, dx, dw, rows, dim, accumulate)) rmsnormBackwardJs(dy, x, w, rstd_R, dx, dw, rows, dim, accumulate);
 }
 
 export function rmsnormForwardJs(

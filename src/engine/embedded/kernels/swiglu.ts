@@ -5,15 +5,11 @@ import { fastExp } from './fast-exp.ts';
 import { simdKernels } from '../wasm/simd.ts';
 
 export function swigluForward(g: Float32Array, u: Float32Array, h: Float32Array, n: number, sigmoidOut: Float32Array | null = null): void {
-  const simd = simdKernels();
-  if (simd) simd.swigluForward(g, u, h, n, sigmoidOut);
-  else swigluForwardJs(g, u, h, n, sigmoidOut);
+  if (!simdKernels()?.swigluForward(g, u, h, n, sigmoidOut)) swigluForwardJs(g, u, h, n, sigmoidOut);
 }
 
 export function swigluBackward(dh: Float32Array, g: Float32Array, u: Float32Array, sig: Float32Array, dg: Float32Array, du: Float32Array, n: number): void {
-  const simd = simdKernels();
-  if (simd) simd.swigluBackward(dh, g, u, sig, dg, du, n);
-  else swigluBackwardJs(dh, g, u, sig, dg, du, n);
+  if (!simdKernels()?.swigluBackward(dh, g, u, sig, dg, du, n)) swigluBackwardJs(dh, g, u, sig, dg, du, n);
 }
 
 export function swigluForwardJs(g: Float32Array, u: Float32Array, h: Float32Array, n: number, sigmoidOut: Float32Array | null = null): void {

@@ -1,14 +1,19 @@
 // The WebAssembly SIMD kernels (kernels.wat) behind plain Float32Array signatures.
 //
-// The engine's tensors are ordinary Float32Arrays (BLAS reads them in place through koffi), and a
-// WebAssembly module can only address its own memory, so each call copies its operands into the
-// module's memory in chunks small enough to stay in the core's cache (about 64K floats per
-// operand), runs the kernel, and copies the results out. The copies are memcpy-speed; the kernels
-// replace JavaScript loops that V8 runs one bounds-checked element at a time (docs/performance.md).
+// A WebAssembly module can only address its own memory. The engine's large buffers come from an
+// arena inside that memory (wasm/arena.ts, through buffer-pool.ts), and when every large operand of
+// a call lies there the kernel works on them in place. Otherwise (arena full, or an operand from
+// elsewhere) the call copies its operands into a scratch region in chunks small enough to stay in
+// the core's cache (about 64K floats per operand), runs the kernel, and copies the results out.
+// Small operands (norm weights, per-row statistics) always go through the scratch region.
 //
-// simdKernels() returns null when WebAssembly SIMD is unavailable or MARFT_SIMD=0 is set; the
+// The memory is sized once, at instantiation: scratch (SCRATCH_BYTES) + arena (MARFT_WASM_ARENA_MB,
+// default 768; 0 turns the arena off). Untouched pages cost no resident memory. Each method returns
+// false when an operand does not fit the scratch region (a row longer than about 600K floats); the
 // callers (kernels/*.ts) then run their JavaScript loops, which are also the tests' reference.
+// simdKernels() returns null when WebAssembly SIMD is unavailable or MARFT_SIMD=0 is set.
 import { KERNELS_WASM_BASE64 } from './kernels-binary.ts';
+import { WasmArena } from './arena.ts';
 
 interface Exports {
   memory: WebAssembly.Memory;
@@ -26,10 +31,12 @@ interface Exports {
 const CHUNK_FLOATS = 1 << 14;
 /** Floats per operand per chunk of a row kernel (whole rows; one row at least). */
 const ROW_CHUNK_FLOATS = 1 << 15;
-
+/** The scratch region at the start of the memory, for copied operands. */
+const SCRATCH_BYTES = 8 << 20;
 const PAGE = 65536;
+const DEFAULT_ARENA_MB = 768;
 
-/** Byte layout of one call's operands in the module's memory: regions 16-byte aligned, 4-float padded. */
+/** Byte layout of one call's scratch operands: regions 16-byte aligned, 4-float padded. */
 class Layout {
   private end = 0;
   f32(n: number): number {
@@ -47,51 +54,81 @@ class Layout {
   }
 }
 
+const round4 = (n: number): number => Math.ceil(n / 4) * 4;
+
 export class SimdKernels {
   private readonly x: Exports;
-  constructor(exports: Exports) {
+  private readonly buf: ArrayBuffer;
+  readonly arena: WasmArena | null;
+
+  constructor(exports: Exports, arenaBytes: number) {
     this.x = exports;
+    const mem = exports.memory;
+    const total = SCRATCH_BYTES + Math.ceil(arenaBytes / PAGE) * PAGE;
+    if (mem.buffer.byteLength < total) mem.grow((total - mem.buffer.byteLength) / PAGE);
+    // Never grown again: views into the memory stay valid for the life of the process.
+    this.buf = mem.buffer;
+    this.arena = arenaBytes > 0 ? new WasmArena(mem, SCRATCH_BYTES, total) : null;
   }
 
-  /** Grows the memory to hold `bytes`; views must be made after this (growing detaches old ones). */
-  private reserve(bytes: number): ArrayBuffer {
-    const mem = this.x.memory;
-    if (mem.buffer.byteLength < bytes) mem.grow(Math.ceil((bytes - mem.buffer.byteLength) / PAGE));
-    return mem.buffer;
+  /** Whether the scratch region holds a call's layout. */
+  private fits(L: Layout): boolean {
+    return L.bytes <= SCRATCH_BYTES;
+  }
+
+  private inPlace(...arrays: Float32Array[]): boolean {
+    if (!this.arena) return false;
+    for (const a of arrays) if (!this.arena.contains(a)) return false;
+    return true;
+  }
+
+  private blocks(...arrays: Float32Array[]): boolean {
+    if (!this.arena) return false;
+    for (const a of arrays) if (!this.arena.isBlock(a)) return false;
+    return true;
   }
 
   /** out[i] = e^x[i] through the kernels' exp (tests measure its accuracy). */
   exp(x: Float32Array): Float32Array {
     const L = new Layout();
     const px = L.f32(x.length), po = L.f32(x.length);
-    const buf = this.reserve(L.bytes);
-    new Float32Array(buf, px, x.length).set(x);
-    this.x.exp_f32(px, po, Math.ceil(x.length / 4) * 4);
-    return new Float32Array(buf, po, x.length).slice();
+    if (!this.fits(L)) throw new Error(`SimdKernels.exp: at most ${SCRATCH_BYTES / 8} floats`);
+    new Float32Array(this.buf, px, x.length).set(x);
+    this.x.exp_f32(px, po, round4(x.length));
+    return new Float32Array(this.buf, po, x.length).slice();
   }
 
-  swigluForward(g: Float32Array, u: Float32Array, h: Float32Array, n: number, sig: Float32Array | null): void {
+  swigluForward(g: Float32Array, u: Float32Array, h: Float32Array, n: number, sig: Float32Array | null): boolean {
+    if (sig && n === g.length && this.blocks(g, u, h, sig)) {
+      this.x.swiglu_fwd(g.byteOffset, u.byteOffset, h.byteOffset, sig.byteOffset, round4(n));
+      return true;
+    }
     const c = Math.min(n, CHUNK_FLOATS);
     const L = new Layout();
     const pg = L.f32(c), pu = L.f32(c), ph = L.f32(c), ps = L.f32(c);
-    const buf = this.reserve(L.bytes);
+    const buf = this.buf;
     const G = new Float32Array(buf, pg, c), U = new Float32Array(buf, pu, c);
     const Hh = new Float32Array(buf, ph, c), S = new Float32Array(buf, ps, c);
     for (let o = 0; o < n; o += c) {
       const m = Math.min(c, n - o);
       G.set(g.subarray(o, o + m));
       U.set(u.subarray(o, o + m));
-      this.x.swiglu_fwd(pg, pu, ph, ps, Math.ceil(m / 4) * 4);
+      this.x.swiglu_fwd(pg, pu, ph, ps, round4(m));
       h.set(m === c ? Hh : Hh.subarray(0, m), o);
       if (sig) sig.set(m === c ? S : S.subarray(0, m), o);
     }
+    return true;
   }
 
-  swigluBackward(dh: Float32Array, g: Float32Array, u: Float32Array, sig: Float32Array, dg: Float32Array, du: Float32Array, n: number): void {
+  swigluBackward(dh: Float32Array, g: Float32Array, u: Float32Array, sig: Float32Array, dg: Float32Array, du: Float32Array, n: number): boolean {
+    if (n === g.length && this.blocks(dh, g, u, sig, dg, du)) {
+      this.x.swiglu_bwd(dh.byteOffset, g.byteOffset, u.byteOffset, sig.byteOffset, dg.byteOffset, du.byteOffset, round4(n));
+      return true;
+    }
     const c = Math.min(n, CHUNK_FLOATS);
     const L = new Layout();
     const pdh = L.f32(c), pg = L.f32(c), pu = L.f32(c), ps = L.f32(c), pdg = L.f32(c), pdu = L.f32(c);
-    const buf = this.reserve(L.bytes);
+    const buf = this.buf;
     const DH = new Float32Array(buf, pdh, c), G = new Float32Array(buf, pg, c), U = new Float32Array(buf, pu, c);
     const S = new Float32Array(buf, ps, c), DG = new Float32Array(buf, pdg, c), DU = new Float32Array(buf, pdu, c);
     for (let o = 0; o < n; o += c) {
@@ -100,10 +137,11 @@ export class SimdKernels {
       G.set(g.subarray(o, o + m));
       U.set(u.subarray(o, o + m));
       S.set(sig.subarray(o, o + m));
-      this.x.swiglu_bwd(pdh, pg, pu, ps, pdg, pdu, Math.ceil(m / 4) * 4);
+      this.x.swiglu_bwd(pdh, pg, pu, ps, pdg, pdu, round4(m));
       dg.set(m === c ? DG : DG.subarray(0, m), o);
       du.set(m === c ? DU : DU.subarray(0, m), o);
     }
+    return true;
   }
 
   /**
@@ -114,11 +152,22 @@ export class SimdKernels {
   softmaxRows(
     x: Float32Array, offset: number, rows: number, cols: number, visible0: number, visibleStep: number, invT: number,
     rowMax: Float32Array, rowSum: Float64Array,
-  ): void {
+  ): boolean {
+    if (this.inPlace(x)) {
+      const L = new Layout();
+      const pm = L.f32(rows), ps = L.f64(rows);
+      if (this.fits(L)) {
+        this.x.softmax_rows(x.byteOffset + 4 * offset, rows, cols, visible0, visibleStep, invT, pm, ps);
+        rowMax.set(new Float32Array(this.buf, pm, rows));
+        rowSum.set(new Float64Array(this.buf, ps, rows));
+        return true;
+      }
+    }
     const rc = Math.max(1, Math.min(rows, Math.floor(ROW_CHUNK_FLOATS / cols)));
     const L = new Layout();
     const px = L.f32(rc * cols), pm = L.f32(rc), ps = L.f64(rc);
-    const buf = this.reserve(L.bytes);
+    if (!this.fits(L)) return false;
+    const buf = this.buf;
     const X = new Float32Array(buf, px, rc * cols), M = new Float32Array(buf, pm, rc), S = new Float64Array(buf, ps, rc);
     for (let r0 = 0; r0 < rows; r0 += rc) {
       const m = Math.min(rc, rows - r0), len = m * cols, at = offset + r0 * cols;
@@ -128,16 +177,22 @@ export class SimdKernels {
       rowMax.set(M.subarray(0, m), r0);
       rowSum.set(S.subarray(0, m), r0);
     }
+    return true;
   }
 
   /** dp ← p ⊙ (dp − Σ p·dp) per row over the visible entries (as softmaxRows), 0 after them; in place on dp. */
   softmaxBackwardRows(
     p: Float32Array, pOffset: number, dp: Float32Array, dpOffset: number, rows: number, cols: number, visible0: number, visibleStep: number,
-  ): void {
+  ): boolean {
+    if (this.inPlace(p, dp)) {
+      this.x.softmax_bwd_rows(p.byteOffset + 4 * pOffset, dp.byteOffset + 4 * dpOffset, rows, cols, visible0, visibleStep);
+      return true;
+    }
     const rc = Math.max(1, Math.min(rows, Math.floor(ROW_CHUNK_FLOATS / cols)));
     const L = new Layout();
     const pp = L.f32(rc * cols), pd = L.f32(rc * cols);
-    const buf = this.reserve(L.bytes);
+    if (!this.fits(L)) return false;
+    const buf = this.buf;
     const P = new Float32Array(buf, pp, rc * cols), D = new Float32Array(buf, pd, rc * cols);
     for (let r0 = 0; r0 < rows; r0 += rc) {
       const m = Math.min(rc, rows - r0), len = m * cols;
@@ -146,14 +201,25 @@ export class SimdKernels {
       this.x.softmax_bwd_rows(pp, pd, m, cols, visible0 + r0 * visibleStep, visibleStep);
       dp.set(len === D.length ? D : D.subarray(0, len), dpOffset + r0 * cols);
     }
+    return true;
   }
 
   /** x[r, :] ·= coef[r], x [rows, cols]. */
-  scaleRows(x: Float32Array, rows: number, cols: number, coef: Float32Array): void {
+  scaleRows(x: Float32Array, rows: number, cols: number, coef: Float32Array): boolean {
+    if (this.inPlace(x)) {
+      const L = new Layout();
+      const pc = L.f32(rows);
+      if (this.fits(L)) {
+        new Float32Array(this.buf, pc, rows).set(coef.subarray(0, rows));
+        this.x.scale_rows(x.byteOffset, rows, cols, pc);
+        return true;
+      }
+    }
     const rc = Math.max(1, Math.min(rows, Math.floor(ROW_CHUNK_FLOATS / cols)));
     const L = new Layout();
     const px = L.f32(rc * cols), pc = L.f32(rc);
-    const buf = this.reserve(L.bytes);
+    if (!this.fits(L)) return false;
+    const buf = this.buf;
     const X = new Float32Array(buf, px, rc * cols), C = new Float32Array(buf, pc, rc);
     for (let r0 = 0; r0 < rows; r0 += rc) {
       const m = Math.min(rc, rows - r0), len = m * cols;
@@ -162,13 +228,25 @@ export class SimdKernels {
       this.x.scale_rows(px, m, cols, pc);
       x.set(len === X.length ? X : X.subarray(0, len), r0 * cols);
     }
+    return true;
   }
 
-  rmsnormForward(x: Float32Array, w: Float32Array, y: Float32Array, rstd: Float32Array | null, rows: number, dim: number, eps: number): void {
+  rmsnormForward(x: Float32Array, w: Float32Array, y: Float32Array, rstd: Float32Array | null, rows: number, dim: number, eps: number): boolean {
+    if (this.inPlace(x, y)) {
+      const L = new Layout();
+      const pw = L.f32(dim), pr = L.f32(rows);
+      if (this.fits(L)) {
+        new Float32Array(this.buf, pw, dim).set(w);
+        this.x.rmsnorm_fwd(x.byteOffset, pw, y.byteOffset, pr, rows, dim, eps);
+        if (rstd) rstd.set(new Float32Array(this.buf, pr, rows));
+        return true;
+      }
+    }
     const rc = Math.max(1, Math.min(rows, Math.floor(ROW_CHUNK_FLOATS / dim)));
     const L = new Layout();
     const px = L.f32(rc * dim), pw = L.f32(dim), py = L.f32(rc * dim), pr = L.f32(rc);
-    const buf = this.reserve(L.bytes);
+    if (!this.fits(L)) return false;
+    const buf = this.buf;
     const X = new Float32Array(buf, px, rc * dim), Y = new Float32Array(buf, py, rc * dim), R = new Float32Array(buf, pr, rc);
     new Float32Array(buf, pw, dim).set(w);
     for (let r0 = 0; r0 < rows; r0 += rc) {
@@ -178,16 +256,31 @@ export class SimdKernels {
       y.set(len === Y.length ? Y : Y.subarray(0, len), r0 * dim);
       if (rstd) rstd.set(R.subarray(0, m), r0);
     }
+    return true;
   }
 
   rmsnormBackward(
     dy: Float32Array, x: Float32Array, w: Float32Array, rstd: Float32Array, dx: Float32Array | null, dw: Float32Array | null,
     rows: number, dim: number, accumulate: boolean,
-  ): void {
+  ): boolean {
+    if (dx && this.inPlace(dy, x, dx)) {
+      const L = new Layout();
+      const pw = L.f32(dim), pr = L.f32(rows), pdw = L.f32(dim);
+      if (this.fits(L)) {
+        const buf = this.buf;
+        new Float32Array(buf, pw, dim).set(w);
+        new Float32Array(buf, pr, rows).set(rstd.subarray(0, rows));
+        if (dw) new Float32Array(buf, pdw, dim).set(dw);
+        this.x.rmsnorm_bwd(dy.byteOffset, x.byteOffset, pw, pr, dx.byteOffset, pdw, rows, dim, accumulate ? 1 : 0, dw ? 1 : 0);
+        if (dw) dw.set(new Float32Array(buf, pdw, dim));
+        return true;
+      }
+    }
     const rc = Math.max(1, Math.min(rows, Math.floor(ROW_CHUNK_FLOATS / dim)));
     const L = new Layout();
     const pdy = L.f32(rc * dim), px = L.f32(rc * dim), pw = L.f32(dim), pr = L.f32(rc), pdx = L.f32(rc * dim), pdw = L.f32(dim);
-    const buf = this.reserve(L.bytes);
+    if (!this.fits(L)) return false;
+    const buf = this.buf;
     const DY = new Float32Array(buf, pdy, rc * dim), X = new Float32Array(buf, px, rc * dim), R = new Float32Array(buf, pr, rc);
     const DX = new Float32Array(buf, pdx, rc * dim), DW = new Float32Array(buf, pdw, dim);
     new Float32Array(buf, pw, dim).set(w);
@@ -202,18 +295,29 @@ export class SimdKernels {
       if (dx) dx.set(len === DX.length ? DX : DX.subarray(0, len), r0 * dim);
     }
     if (dw) dw.set(DW);
+    return true;
   }
 }
 
 let instance: SimdKernels | null | undefined;
 
+function arenaBytes(): number {
+  const raw = process.env.MARFT_WASM_ARENA_MB;
+  const mb = raw === undefined || raw === '' ? DEFAULT_ARENA_MB : Number(raw);
+  if (!Number.isFinite(mb) || mb < 0 || mb > 4000) {
+    throw new Error(`MARFT_WASM_ARENA_MB must be a number of megabytes from 0 to 4000, got '${raw}'`);
+  }
+  return Math.floor(mb) * 1024 * 1024;
+}
+
 /** The SIMD kernels, or null (MARFT_SIMD=0, or no WebAssembly SIMD in this runtime: one notice). */
 export function simdKernels(): SimdKernels | null {
   if (instance !== undefined) return instance;
   if (process.env.MARFT_SIMD === '0') return (instance = null);
+  const bytes = arenaBytes();
   try {
     const mod = new WebAssembly.Module(new Uint8Array(Buffer.from(KERNELS_WASM_BASE64, 'base64')));
-    instance = new SimdKernels(new WebAssembly.Instance(mod, {}).exports as unknown as Exports);
+    instance = new SimdKernels(new WebAssembly.Instance(mod, {}).exports as unknown as Exports, bytes);
   } catch (e) {
     process.stderr.write(`marft: WebAssembly SIMD kernels unavailable (${(e as Error).message}); using JavaScript loops.\n`);
     instance = null;

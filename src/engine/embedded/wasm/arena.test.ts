@@ -1,0 +1,53 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { WasmArena, sizeClassBytes } from './arena.ts';
+import { simdKernels } from './simd.ts';
+import { releaseBuffers, takeBuffer } from '../buffer-pool.ts';
+
+test('size classes: at least 64 KB, eight per power of two, multiples of 16 bytes, never smaller than asked', () => {
+  assert.equal(sizeClassBytes(4), 1 << 16);
+  assert.equal(sizeClassBytes(1 << 20), 1 << 20);
+  assert.equal(sizeClassBytes((1 << 20) + 1), (1 << 20) + (1 << 17));
+  for (const b of [65537, 100_000, 4_000_003, 123_456_789]) {
+    const c = sizeClassBytes(b);
+    assert.ok(c >= b && c < b * 1.125 + 16 && c % 16 === 0, `${b} -> ${c}`);
+  }
+});
+
+test('arena: blocks are reused by size class, full arenas say so, double releases throw, views are not blocks', () => {
+  const mem = new WebAssembly.Memory({ initial: 8 }); // 512 KB
+  const arena = new WasmArena(mem, 65536, 8 * 65536);
+  const a = arena.take(20_000)!; // 80,000 bytes -> the 81,920-byte class
+  assert.equal(a.length, 20_000);
+  assert.ok(arena.isBlock(a) && arena.contains(a));
+  assert.equal(a.byteOffset, 65536);
+  assert.equal(arena.release(a.subarray(0, 10)), false, 'a view into a block is not a block');
+  assert.equal(arena.release(a), true);
+  assert.throws(() => arena.release(a), /released twice/);
+  const b = arena.take(19_000)!; // same class: same block
+  assert.equal(b.byteOffset, a.byteOffset);
+  assert.equal(arena.isBlock(a), false, 'the old view no longer owns the block');
+  const rest: Float32Array[] = [];
+  for (let t = arena.take(65536 / 4); t; t = arena.take(65536 / 4)) rest.push(t);
+  assert.equal(rest.length, Math.floor((8 * 65536 - 65536 - 81920) / 65536));
+  assert.equal(arena.take(16), null, 'full');
+  assert.equal(arena.release(new Float32Array(16)), false, 'foreign arrays are not the arena\'s');
+  arena.release(rest[0]!);
+  assert.ok(arena.take(100), 'a released block serves a smaller request of its class');
+  assert.deepEqual(arena.usage().capacityBytes, 8 * 65536);
+});
+
+test('takeBuffer hands out arena blocks (the SIMD kernels then work in place) and reuses them after release', () => {
+  const simd = simdKernels();
+  assert.ok(simd?.arena, 'the arena is on by default');
+  const n = 262_144;
+  const a = takeBuffer(n);
+  assert.ok(simd.arena.isBlock(a));
+  const offset = a.byteOffset;
+  releaseBuffers(a);
+  assert.throws(() => releaseBuffers(a), /released twice/);
+  const b = takeBuffer(n - 1000);
+  assert.equal(b.byteOffset, offset);
+  assert.equal(b.buffer, a.buffer);
+  releaseBuffers(b);
+});
