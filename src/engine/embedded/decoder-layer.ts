@@ -110,9 +110,10 @@ export function layerForward(
     }
   });
 
+  // Residuals: the input is copied into the output and the projection adds to it (sgemm's beta = 1).
   const x2 = takeBuffer(N * H);
-  xa.o_proj = linearForward(op(w, lora, scale, 'o_proj'), attn, N, x2);
-  for (let i = 0; i < N * H; i++) x2[i]! += x[i]!;
+  x2.set(x);
+  xa.o_proj = linearForward(op(w, lora, scale, 'o_proj'), attn, N, x2, true);
 
   const n2 = takeBuffer(N * H), rstd2 = new Float32Array(N);
   rmsnormForward(x2, w.postNorm.data, n2, rstd2, N, H, cfg.rmsNormEps);
@@ -122,8 +123,8 @@ export function layerForward(
   const sig = retain ? takeBuffer(N * I) : null;
   swigluForward(g, u, h, N * I, sig);
   const out = takeBuffer(N * H);
-  xa.down_proj = linearForward(op(w, lora, scale, 'down_proj'), h, N, out);
-  for (let i = 0; i < N * H; i++) out[i]! += x2[i]!;
+  out.set(x2);
+  xa.down_proj = linearForward(op(w, lora, scale, 'down_proj'), h, N, out, true);
 
   return { out, acts: { x, n1, rstd1, qPre, kPre, rstdQ, rstdK, q, k, v, lse, probs, attn, x2, n2, rstd2, g, u, h, sig, xa } };
 }

@@ -12,9 +12,10 @@ export interface LinearOp {
   scale: number;
 }
 
-export function linearForward(op: LinearOp, x: Float32Array, N: number, y: Float32Array): Float32Array | null {
+/** y = x·Wᵀ + b + s·(x Aᵀ) Bᵀ, overwriting y, or adding to it when `accumulate` (residual connections). */
+export function linearForward(op: LinearOp, x: Float32Array, N: number, y: Float32Array, accumulate = false): Float32Array | null {
   const [out, inF] = op.W.shape as [number, number];
-  sgemm(false, true, N, out, inF, 1, x, 0, inF, op.W.data, 0, inF, 0, y, 0, out);
+  sgemm(false, true, N, out, inF, 1, x, 0, inF, op.W.data, 0, inF, accumulate ? 1 : 0, y, 0, out);
   if (op.bias) {
     const b = op.bias.data;
     for (let r = 0; r < N; r++) for (let j = 0, o = r * out; j < out; j++) y[o + j]! += b[j]!;

@@ -333,6 +333,42 @@
       (local.set $r (i32.add (local.get $r) (i32.const 1)))
       (br $rowLoop))))
 
+  ;; RoPE (rotate_half convention) in place on x [tokens, heads, 2·half]: for each token t, head and
+  ;; i < half, with c = cos[t, i] and s = sin[t, i]·dir (dir = −1 rotates back, for the backward):
+  ;;   x[i] ← x[i]·c − x[i+half]·s,   x[i+half] ← x[i+half]·c + x[i]·s.
+  ;; cos, sin: [tokens, half], the table rows of the tokens' positions. half a multiple of 4.
+  (func (export "rope_rows") (param $x i32) (param $tokens i32) (param $heads i32) (param $half i32)
+        (param $cos i32) (param $sin i32) (param $dir f32)
+    (local $t i32) (local $h i32) (local $i i32) (local $row i32) (local $cs i32) (local $a i32) (local $b i32)
+    (local $av v128) (local $bv v128) (local $cv v128) (local $sv v128) (local $d v128) (local $halfBytes i32)
+    (local.set $d (f32x4.splat (local.get $dir)))
+    (local.set $halfBytes (i32.shl (local.get $half) (i32.const 2)))
+    (block $tDone (loop $tLoop
+      (br_if $tDone (i32.ge_u (local.get $t) (local.get $tokens)))
+      (local.set $cs (i32.mul (local.get $t) (local.get $halfBytes)))
+      (local.set $h (i32.const 0))
+      (block $hDone (loop $hLoop
+        (br_if $hDone (i32.ge_u (local.get $h) (local.get $heads)))
+        (local.set $row (i32.add (local.get $x) (i32.shl (i32.mul (i32.add (i32.mul (local.get $t) (local.get $heads)) (local.get $h))
+                                                            (local.get $halfBytes)) (i32.const 1))))
+        (local.set $i (i32.const 0))
+        (block $iDone (loop $iLoop
+          (br_if $iDone (i32.ge_u (local.get $i) (local.get $halfBytes)))
+          (local.set $a (i32.add (local.get $row) (local.get $i)))
+          (local.set $b (i32.add (local.get $a) (local.get $halfBytes)))
+          (local.set $av (v128.load (local.get $a)))
+          (local.set $bv (v128.load (local.get $b)))
+          (local.set $cv (v128.load (i32.add (local.get $cos) (i32.add (local.get $cs) (local.get $i)))))
+          (local.set $sv (f32x4.mul (local.get $d) (v128.load (i32.add (local.get $sin) (i32.add (local.get $cs) (local.get $i))))))
+          (v128.store (local.get $a) (f32x4.sub (f32x4.mul (local.get $av) (local.get $cv)) (f32x4.mul (local.get $bv) (local.get $sv))))
+          (v128.store (local.get $b) (f32x4.add (f32x4.mul (local.get $bv) (local.get $cv)) (f32x4.mul (local.get $av) (local.get $sv))))
+          (local.set $i (i32.add (local.get $i) (i32.const 16)))
+          (br $iLoop)))
+        (local.set $h (i32.add (local.get $h) (i32.const 1)))
+        (br $hLoop)))
+      (local.set $t (i32.add (local.get $t) (i32.const 1)))
+      (br $tLoop))))
+
   ;; Σ_i a[i]·b[i] over n floats from byte offsets a and b, summed in float32 lanes (for RMSNorm).
   (func $dot32 (param $a i32) (param $b i32) (param $n i32) (result f32)
     (local $acc v128) (local $j i32) (local $vecEnd i32) (local $s f32)

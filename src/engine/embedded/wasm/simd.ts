@@ -23,6 +23,7 @@ interface Exports {
   softmax_rows(x: number, rows: number, cols: number, visible0: number, visibleStep: number, invT: number, rowMax: number, rowSum: number): void;
   softmax_bwd_rows(p: number, dp: number, rows: number, cols: number, visible0: number, visibleStep: number): void;
   scale_rows(x: number, rows: number, cols: number, coef: number): void;
+  rope_rows(x: number, tokens: number, heads: number, half: number, cos: number, sin: number, dir: number): void;
   rmsnorm_fwd(x: number, w: number, y: number, rstd: number, rows: number, dim: number, eps: number): void;
   rmsnorm_bwd(dy: number, x: number, w: number, rstd: number, dx: number, dw: number, rows: number, dim: number, accumulate: number, withDw: number): void;
 }
@@ -228,6 +229,22 @@ export class SimdKernels {
       this.x.scale_rows(px, m, cols, pc);
       x.set(len === X.length ? X : X.subarray(0, len), r0 * cols);
     }
+    return true;
+  }
+
+  /**
+   * RoPE in place on rows [row0, row0 + tokens) of x [rows, heads, 2·half], whose positions' table rows
+   * are cos/sin [tokens, half] (direction −1 rotates back). Only in place (x in the arena) and for half a
+   * multiple of 4; false otherwise.
+   */
+  ropeRows(x: Float32Array, row0: number, tokens: number, heads: number, half: number, cos: Float32Array, sin: Float32Array, direction: 1 | -1): boolean {
+    if (half % 4 !== 0 || !this.inPlace(x)) return false;
+    const L = new Layout();
+    const pc = L.f32(tokens * half), ps = L.f32(tokens * half);
+    if (!this.fits(L)) return false;
+    new Float32Array(this.buf, pc, tokens * half).set(cos.subarray(0, tokens * half));
+    new Float32Array(this.buf, ps, tokens * half).set(sin.subarray(0, tokens * half));
+    this.x.rope_rows(x.byteOffset + 4 * row0 * heads * 2 * half, tokens, heads, half, pc, ps, direction);
     return true;
   }
 
