@@ -5,7 +5,8 @@
 //   lora    one forward + backward through a LoRA adapter (rank 8, all linear layers)
 //   sample  32 prompts × 128 new tokens with a KV cache (transformers' generate on the PyTorch side)
 // Prints a table, then the last line as JSON: {"ours_ms","torch_ms","ratio",...} for the full step.
-// Options: --iters N (default 7, medians reported), --no-torch, --no-sample.
+// Options: --iters N (default 7, medians reported), --no-torch, --no-sample, --settle-ms N (idle time
+// before each timed call, default 300; see settle below).
 // --qwen-0.5b instead measures, on our side only, one LoRA training step (4 × 256 tokens) and sampling
 // (prefill of 4 × 32 tokens + 1 token, then 16 tokens) of a model with Qwen2.5-0.5B's shape and random
 // weights, with the peak resident memory.
@@ -24,6 +25,12 @@ const argv = process.argv.slice(2);
 const iters = Number(argv[argv.indexOf('--iters') + 1]) > 0 && argv.includes('--iters') ? Number(argv[argv.indexOf('--iters') + 1]) : 7;
 const withTorch = !argv.includes('--no-torch');
 const withSample = !argv.includes('--no-sample');
+// Idle time before every timed call, so that the worker threads the previous call left spinning
+// (OpenBLAS's on our side, OpenMP's on PyTorch's: both busy-wait for a while before sleeping) are
+// asleep when the other side starts on the same cores; without it each side is timed partly
+// against the other's spinning threads.
+const settleMs = argv.includes('--settle-ms') ? Number(argv[argv.indexOf('--settle-ms') + 1]) : 300;
+const settle = (): Promise<void> => new Promise((r) => setTimeout(r, settleMs));
 
 const cfg: ModelConfig = {
   architecture: 'llama', vocabSize: 2048, hiddenSize: 256, intermediateSize: 1024, numHiddenLayers: 4, numAttentionHeads: 4,
@@ -118,7 +125,9 @@ async function main(): Promise<void> {
     await ours(); // warm-up
     if (torch) await torch.run(cmd);
     for (let i = 0; i < n; i++) {
+      await settle();
       t.ours.push(await ours());
+      await settle();
       if (torch) t.torch.push(await torch.run(cmd));
     }
   }
@@ -147,7 +156,7 @@ async function main(): Promise<void> {
     gflop: round(gflop, 2), ours_gflops: round(oursGflops), fraction_of_peak: round(oursGflops / PEAK_GFLOPS, 3),
     lora_ours_ms: round(rows['lora_ours_ms']!), lora_torch_ms: rows['lora_torch_ms'] == null ? null : round(rows['lora_torch_ms']),
     sample_ours_ms: rows['sample_ours_ms'] == null ? null : round(rows['sample_ours_ms']), sample_torch_ms: rows['sample_torch_ms'] == null ? null : round(rows['sample_torch_ms']),
-    blas: info.backend, blas_threads: info.threads, iters,
+    blas: info.backend, blas_threads: info.threads, iters, settle_ms: settleMs,
   }));
 }
 

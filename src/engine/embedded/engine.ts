@@ -138,7 +138,9 @@ export class EmbeddedEngine implements Engine {
     const frozenBase = target.kind === 'critic' && this.getCritic(target.name).lora === null;
     const pass = this.model.forward(packed.tokens, packed.seqs, adapter, null, retain && !frozenBase);
     const M = packed.rows.length;
-    const sel = gatherRows(pass.hidden, packed.rows, H);
+    // When every forwarded row is scored, in order (each request scored from its second token), the
+    // scored rows are the hidden state itself: no gather here, no scatter in the backward.
+    const sel = allRowsInOrder(packed) ? pass.hidden : gatherRows(pass.hidden, packed.rows, H);
     const temperature = effectiveTemperature(options.temperature);
     let lm: LmHeadPass | null = null, value: ValueHeadPass | null = null;
     const out: ForwardOutput = {};
@@ -178,8 +180,11 @@ export class EmbeddedEngine implements Engine {
       dSel = lmHeadBackward(g.lm!, M, H, outputMatrix(this.model.weights), g.packed.targets, g.temperature, dlp, trainBase);
     }
     if (!dSel || !(trainBase || trainLora)) return;
-    const dHidden = new Float32Array(N * H);
-    scatterAddRows(dSel, g.packed.rows, H, dHidden);
+    let dHidden = dSel;
+    if (!allRowsInOrder(g.packed)) {
+      dHidden = new Float32Array(N * H);
+      scatterAddRows(dSel, g.packed.rows, H, dHidden);
+    }
     this.model.backward(g.pass, dHidden, trainBase, trainLora);
   }
 
@@ -226,4 +231,12 @@ export class EmbeddedEngine implements Engine {
     this.critics.clear();
     this.optim.clear();
   }
+}
+
+/** Whether the scored rows are 0, 1, …, N − 1: every packed row, in order. */
+function allRowsInOrder(packed: PackedBatch): boolean {
+  const rows = packed.rows;
+  if (rows.length !== packed.tokens.length) return false;
+  for (let i = 0; i < rows.length; i++) if (rows[i] !== i) return false;
+  return true;
 }
