@@ -64,16 +64,29 @@ test('attention, one decoded token of a multi-head model (all heads in two produ
   }
 });
 
-test('attention backward equals finite differences of the reference (q, k, v)', () => {
-  const q = rand(T * 32, 4), k = rand(T * 16, 5), v = rand(T * 16, 6), dout = rand(T * 32, 7);
-  const out = new Float32Array(T * 32), lse = new Float32Array(T * 4);
-  attentionForward(d, q, 0, T, k, v, 0, 0, out, 0, lse, 0);
-  const dq = new Float32Array(T * 32), dk = new Float32Array(T * 16), dv = new Float32Array(T * 16);
-  attentionBackward(d, T, 0, q, k, v, lse, 0, dout, dq, dk, dv);
-  const loss = (): number => attentionLossReference(d, T, q, k, v, dout);
-  for (const [x, g] of [[q, dq], [k, dk], [v, dv]] as const) {
-    for (let i = 0; i < x.length; i += 7) assert.ok(Math.abs(finiteDifference(loss, x, i) - g[i]!) < 2e-3, `index ${i}`);
+test('attention backward equals finite differences of the reference (q, k, v; one and two causal row blocks)', () => {
+  for (const len of [T, 70]) {
+    const q = rand(len * 32, 4), k = rand(len * 16, 5), v = rand(len * 16, 6), dout = rand(len * 32, 7);
+    const out = new Float32Array(len * 32), lse = new Float32Array(len * 4);
+    attentionForward(d, q, 0, len, k, v, 0, 0, out, 0, lse, 0);
+    const dq = new Float32Array(len * 32), dk = new Float32Array(len * 16), dv = new Float32Array(len * 16);
+    attentionBackward(d, len, 0, q, k, v, lse, 0, dout, dq, dk, dv);
+    const loss = (): number => attentionLossReference(d, len, q, k, v, dout);
+    for (const [x, g] of [[q, dq], [k, dk], [v, dv]] as const) {
+      for (let i = 0; i < x.length; i += len === T ? 7 : 13) assert.ok(Math.abs(finiteDifference(loss, x, i) - g[i]!) < 2e-3, `T=${len} index ${i}`);
+    }
   }
+});
+
+test('attention: a KV-cache continuation of 70 queries (two row blocks) after 10 cached keys equals the full pass', () => {
+  const len = 80, past = 10;
+  const q = rand(len * 32, 31), k = rand(len * 16, 32), v = rand(len * 16, 33);
+  const full = new Float32Array(len * 32);
+  attentionForward(d, q, 0, len, k, v, 0, 0, full, 0, null, 0);
+  const tail = new Float32Array((len - past) * 32);
+  attentionForward(d, q.subarray(past * 32), 0, len - past, k, v, 0, past, tail, 0, null, 0);
+  assert.ok(maxDiff(tail, full.subarray(past * 32)) < 1e-6);
+  assert.ok(maxDiff(full, attentionReference(d, len, q, k, v)) < 1e-6);
 });
 
 test('attention with kept probabilities: same output, probabilities sum to 1, same gradients as recomputing them', () => {

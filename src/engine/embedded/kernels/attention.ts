@@ -60,12 +60,16 @@ export function attentionForward(
   }
   const simd = simdKernels();
   const rowMax = new Float32Array(simd ? Lq : 0), rowSum = new Float64Array(simd ? Lq : 0);
+  const blocks = causalBlocks(Lq);
   for (let h = 0; h < nHeads; h++) {
     const g = Math.floor(h / group);
     // Scores, then probabilities, in place: in the kept-probabilities buffer when there is one.
     const S = probs_HLL ? probs_HLL.subarray(probsOffset + h * Lq * ctx, probsOffset + (h + 1) * Lq * ctx) : scratchS;
-    sgemm(false, true, Lq, ctx, headDim, scale, q, qRow0 * qStride + h * headDim, qStride,
-      k, kRow0 * kvStride + g * headDim, kvStride, 0, S, 0, ctx);
+    // Scores of each block of query rows against the keys it sees; the softmax zeroes the rest.
+    for (const [r0, r1] of blocks) {
+      sgemm(false, true, r1 - r0, past + r1, headDim, scale, q, (qRow0 + r0) * qStride + h * headDim, qStride,
+        k, kRow0 * kvStride + g * headDim, kvStride, 0, S, r0 * ctx, ctx);
+    }
     if (simd?.softmaxRows(S, 0, Lq, ctx, past + 1, 1, 1, rowMax, rowSum)) {
       if (lse_HL) for (let i = 0; i < Lq; i++) lse_HL[lseOffset + h * Lq + i] = rowMax[i]! + Math.log(rowSum[i]!);
     } else for (let i = 0; i < Lq; i++) {
@@ -83,9 +87,24 @@ export function attentionForward(
       for (let j = visible; j < ctx; j++) S[row + j] = 0;
       if (lse_HL) lse_HL[lseOffset + h * Lq + i] = max + Math.log(sum);
     }
-    sgemm(false, false, Lq, headDim, ctx, 1, S, 0, ctx, v, kRow0 * kvStride + g * headDim, kvStride,
-      0, out, outRow0 * qStride + h * headDim, qStride);
+    for (const [r0, r1] of blocks) {
+      sgemm(false, false, r1 - r0, headDim, past + r1, 1, S, r0 * ctx, ctx, v, kRow0 * kvStride + g * headDim, kvStride,
+        0, out, (outRow0 + r0) * qStride + h * headDim, qStride);
+    }
   }
+}
+
+/**
+ * Rows of query blocks [r0, r1): a block sees keys [0, past + r1), so its products skip the keys
+ * every one of its rows masks out (for T rows in blocks of B, about (T/B + 1)/(2T/B) of the full
+ * square's work: 3/4 at T = 128, under 6/10 at T = 512). Smaller blocks skip more but make more
+ * calls; 64 was fastest for the reference model's 128-token rows (docs/performance.md).
+ */
+const CAUSAL_BLOCK = 64;
+function causalBlocks(rows: number): [number, number][] {
+  const out: [number, number][] = [];
+  for (let r0 = 0; r0 < rows; r0 += CAUSAL_BLOCK) out.push([r0, Math.min(rows, r0 + CAUSAL_BLOCK)]);
+  return out;
 }
 
 let scratchQ = new Float32Array(0);
@@ -209,6 +228,7 @@ export function attentionBackward(
   const scale = 1 / Math.sqrt(headDim);
   const [scratchP, dP] = scratch(T * T);
   const simd = simdKernels();
+  const blocks = causalBlocks(T);
   for (let h = 0; h < nHeads; h++) {
     const g = Math.floor(h / group);
     const qOff = row0 * qStride + h * headDim, kvOff = row0 * kvStride + g * headDim;
@@ -216,16 +236,19 @@ export function attentionBackward(
     if (probs_HLL) {
       P = probs_HLL.subarray(probsOffset + h * T * T, probsOffset + (h + 1) * T * T);
     } else {
-      sgemm(false, true, T, T, headDim, scale, q, qOff, qStride, k, kvOff, kvStride, 0, P, 0, T);
+      for (const [r0, r1] of blocks) sgemm(false, true, r1 - r0, r1, headDim, scale, q, qOff + r0 * qStride, qStride, k, kvOff, kvStride, 0, P, r0 * T, T);
       for (let i = 0; i < T; i++) {
         const row = i * T, lse = lse_HL[lseOffset + h * T + i]!;
         for (let j = 0; j <= i; j++) P[row + j] = fastExp(P[row + j]! - lse);
         for (let j = i + 1; j < T; j++) P[row + j] = 0;
       }
     }
+    // Per block of query rows [r0, r1), over the keys [0, r1) it sees:
     // dP = dO · Vᵀ ; dV += Pᵀ · dO
-    sgemm(false, true, T, T, headDim, 1, dout, qOff, qStride, v, kvOff, kvStride, 0, dP, 0, T);
-    sgemm(true, false, T, headDim, T, 1, P, 0, T, dout, qOff, qStride, 1, dv, kvOff, kvStride);
+    for (const [r0, r1] of blocks) {
+      sgemm(false, true, r1 - r0, r1, headDim, 1, dout, qOff + r0 * qStride, qStride, v, kvOff, kvStride, 0, dP, r0 * T, T);
+      sgemm(true, false, r1, headDim, r1 - r0, 1, P, r0 * T, T, dout, qOff + r0 * qStride, qStride, 1, dv, kvOff, kvStride);
+    }
     // dS = P ⊙ (dP − Σ_j P·dP), stored in dP
     if (!simd?.softmaxBackwardRows(P, 0, dP, 0, T, T, 1, 1)) for (let i = 0; i < T; i++) {
       const row = i * T;
@@ -235,7 +258,9 @@ export function attentionBackward(
       for (let j = i + 1; j < T; j++) dP[row + j] = 0;
     }
     // dQ = scale · dS · K ; dK += scale · dSᵀ · Q
-    sgemm(false, false, T, headDim, T, scale, dP, 0, T, k, kvOff, kvStride, 0, dq, qOff, qStride);
-    sgemm(true, false, T, headDim, T, scale, dP, 0, T, q, qOff, qStride, 1, dk, kvOff, kvStride);
+    for (const [r0, r1] of blocks) {
+      sgemm(false, false, r1 - r0, headDim, r1, scale, dP, r0 * T, T, k, kvOff, kvStride, 0, dq, qOff + r0 * qStride, qStride);
+      sgemm(true, false, r1, headDim, r1 - r0, scale, dP, r0 * T, T, q, qOff + r0 * qStride, qStride, 1, dk, kvOff, kvStride);
+    }
   }
 }
