@@ -1,5 +1,5 @@
-// Matrix-kernel micro-benchmark: GFLOP/s of sgemm through koffi + BLAS against the portable
-// JavaScript kernel, square sizes 128-1024 in the three layouts the engine uses (forward
+// Matrix-kernel micro-benchmark: GFLOP/s of sgemm through koffi + BLAS against the no-BLAS
+// kernels (the WebAssembly SIMD one the engine uses without BLAS, and the JavaScript loops), square sizes 128-1024 in the three layouts the engine uses (forward
 // x·Wᵀ = NT, backward dX = dY·W = NN, dW = dYᵀ·X = TN), and the per-call cost of tiny products
 // (which sets SMALL_PRODUCT_MNK in src/engine/embedded/blas.ts).
 //
@@ -11,7 +11,8 @@
 // Results go to docs/performance.md, "Matrix kernel".
 
 import { parseArgs } from 'node:util';
-import { blasInfo, sgemm, sgemmNative, sgemmPortable, SMALL_PRODUCT_MNK } from '../src/engine/embedded/blas.ts';
+import { blasInfo, sgemm, sgemmNative, sgemmPortable, sgemmSimd, SMALL_PRODUCT_MNK } from '../src/engine/embedded/blas.ts';
+import { simdKernels } from '../src/engine/embedded/wasm/simd.ts';
 
 const { values } = parseArgs({
   options: {
@@ -67,12 +68,13 @@ function microseconds(kernel: Kernel, m: number, n: number, k: number): number {
 }
 
 const info = blasInfo();
-const rows: { layout: Layout; n: number; native: number | null; portable: number | null }[] = [];
+const rows: { layout: Layout; n: number; native: number | null; simd: number | null; portable: number | null }[] = [];
 for (const n of sizes) {
   for (const layout of ['NT', 'NN', 'TN'] as Layout[]) {
     const native = info.backend === 'portable' ? null : gflops(sgemm, layout, n, 0.5);
+    const simd = simdKernels() ? gflops(sgemmSimd, layout, n, 0.5) : null;
     const portable = n <= portableMax ? gflops(sgemmPortable, layout, n, 0.5) : null;
-    rows.push({ layout, n, native, portable });
+    rows.push({ layout, n, native, simd, portable });
   }
 }
 
@@ -100,8 +102,8 @@ for (const [m, n, k] of [[1, 1, 1], [1, 8, 8], [4, 4, 16], [8, 8, 8], [8, 8, 16]
 
 const fmt = (x: number | null): string => (x === null ? '-' : x.toFixed(1));
 console.log(`backend ${info.backend}${info.library ? ` (${info.library})` : ''}, ${info.threads} thread(s)`);
-console.log('layout     n   native GFLOP/s   portable GFLOP/s');
-for (const r of rows) console.log(`${r.layout.padEnd(6)} ${String(r.n).padStart(5)}   ${fmt(r.native).padStart(14)}   ${fmt(r.portable).padStart(16)}`);
+console.log('layout     n   native GFLOP/s   WebAssembly SIMD GFLOP/s   JavaScript GFLOP/s');
+for (const r of rows) console.log(`${r.layout.padEnd(6)} ${String(r.n).padStart(5)}   ${fmt(r.native).padStart(14)}   ${fmt(r.simd).padStart(24)}   ${fmt(r.portable).padStart(18)}`);
 console.log(`tiny products, µs per call (sgemm routes M·N·K <= ${SMALL_PRODUCT_MNK} to the portable kernel):`);
 for (const t of tiny) console.log(`  ${t.shape.padEnd(10)} portable ${t.portableUs.toFixed(2)}  native ${t.nativeUs === null ? '-' : t.nativeUs.toFixed(2)}`);
 if (engineRows.length > 0) {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { sgemm, sgemmPortable, blasInfo, SMALL_PRODUCT_MNK } from './blas.ts';
+import { sgemm, sgemmPortable, sgemmSimd, blasInfo, SMALL_PRODUCT_MNK } from './blas.ts';
 
 /** Deterministic values in [-1, 1) (a small LCG; the test must not depend on Math.random). */
 function filled(n: number, seed: number): Float32Array {
@@ -55,10 +55,11 @@ function checkCase(kernel: Kernel, tA: boolean, tB: boolean, M: number, N: numbe
   }
 }
 
-const SHAPES: [number, number, number][] = [[1, 1, 1], [3, 5, 7], [17, 13, 9], [33, 65, 31], [64, 1, 130], [1, 70, 45], [130, 67, 129], [6, 300, 70]];
+// Includes shapes past the SIMD kernel's panels (64 rows, 256 columns, 256 of K) and not multiples of its 4 × 8 blocks.
+const SHAPES: [number, number, number][] = [[1, 1, 1], [3, 5, 7], [17, 13, 9], [33, 65, 31], [64, 1, 130], [1, 70, 45], [130, 67, 129], [6, 300, 70], [67, 260, 300]];
 const SCALARS: [number, number][] = [[1, 0], [0.5, 1], [-1.25, 0.75]];
 
-for (const [name, kernel] of [['sgemm (dispatching)', sgemm], ['sgemmPortable', sgemmPortable]] as [string, Kernel][]) {
+for (const [name, kernel] of [['sgemm (dispatching)', sgemm], ['sgemmPortable', sgemmPortable], ['sgemmSimd (WebAssembly, no BLAS)', sgemmSimd]] as [string, Kernel][]) {
   test(`${name} matches a naive reference: all transposes, odd sizes, offsets, ld > width, alpha/beta`, () => {
     let seed = 1;
     for (const tA of [false, true]) for (const tB of [false, true]) {
@@ -68,7 +69,7 @@ for (const [name, kernel] of [['sgemm (dispatching)', sgemm], ['sgemmPortable', 
 }
 
 test('sgemm with beta = 0 overwrites NaN in C, and K = 0 leaves beta·C', () => {
-  for (const kernel of [sgemm, sgemmPortable]) {
+  for (const kernel of [sgemm, sgemmPortable, sgemmSimd]) {
     const A = filled(40 * 40, 9), B = filled(40 * 40, 10);
     const C = new Float32Array(40 * 40).fill(NaN);
     kernel(false, false, 40, 40, 40, 1, A, 0, 40, B, 0, 40, 0, C, 0, 40);

@@ -14,6 +14,7 @@
 // MARFT_BLAS_PROFILE=1 prints time per product shape at exit.
 
 import { createRequire } from 'node:module';
+import { simdKernels } from './wasm/simd.ts';
 import { availableParallelism } from 'node:os';
 
 export type BlasBackend = 'openblas' | 'accelerate' | 'portable';
@@ -36,6 +37,12 @@ const CBLAS_TRANS = 112;
  * than the arithmetic.
  */
 export const SMALL_PRODUCT_MNK = 512;
+
+/**
+ * Without BLAS, products above this many multiply-adds run in the WebAssembly SIMD kernel
+ * (wasm/simd.ts), smaller ones in the JavaScript loops (packing panels costs more than it saves there).
+ */
+const SIMD_PRODUCT_MNK = 4096;
 
 type NativeSgemm = (
   order: number, transA: number, transB: number, M: number, N: number, K: number,
@@ -116,8 +123,11 @@ function configureThreads(lib: { func(def: string): unknown }, kind: BlasBackend
 }
 
 function portableWithNotice(why: string): Backend {
+  // Measured on the reference training step against two OpenBLAS threads (docs/performance.md):
+  // the WebAssembly SIMD kernel ~5x slower, the JavaScript loops 40-100x.
+  const slower = simdKernels() ? '~5x' : '~50x';
   process.stderr.write(
-    `marft: no BLAS found (${why}); using the portable matrix kernel, expect ~10x slower training. Install libopenblas0-pthread (scripts/setup.sh).\n`,
+    `marft: no BLAS found (${why}); using the portable matrix kernel, expect ${slower} slower training. Install libopenblas0-pthread (scripts/setup.sh).\n`,
   );
   return { info: { backend: 'portable', threads: 1 }, native: null, setThreads: null };
 }
@@ -178,6 +188,11 @@ function dispatch(
     callNative(native, transA, transB, M, N, K, alpha, A, aOffset, lda, B, bOffset, ldb, beta, C, cOffset, ldc);
     return;
   }
+  const simd = native === null && M * N * K > SIMD_PRODUCT_MNK ? simdKernels() : null;
+  if (simd) {
+    simd.sgemm(transA, transB, M, N, K, alpha, A, aOffset, lda, B, bOffset, ldb, beta, C, cOffset, ldc);
+    return;
+  }
   sgemmPortable(transA, transB, M, N, K, alpha, A, aOffset, lda, B, bOffset, ldb, beta, C, cOffset, ldc);
 }
 
@@ -204,6 +219,20 @@ function printProfile(p: Map<string, { calls: number; ms: number; flops: number 
     lines.push(`  ${key.padEnd(22)} ${String(e.calls).padStart(7)} calls ${e.ms.toFixed(1).padStart(9)} ms ${(e.flops / (e.ms * 1e6)).toFixed(1).padStart(7)} GFLOP/s`);
   }
   process.stderr.write(lines.join('\n') + '\n');
+}
+
+/** The WebAssembly SIMD kernel on its own, whatever the size (tests compare it with the reference); throws without WebAssembly SIMD. */
+export function sgemmSimd(
+  transA: boolean, transB: boolean, M: number, N: number, K: number,
+  alpha: number, A: Float32Array, aOffset: number, lda: number,
+  B: Float32Array, bOffset: number, ldb: number,
+  beta: number, C: Float32Array, cOffset: number, ldc: number,
+): void {
+  const simd = simdKernels();
+  if (simd === null) throw new Error('sgemmSimd: the WebAssembly SIMD kernels are not available');
+  checkOperands(transA, transB, M, N, K, A, aOffset, lda, B, bOffset, ldb, C, cOffset, ldc);
+  if (M <= 0 || N <= 0) return;
+  simd.sgemm(transA, transB, M, N, K, alpha, A, aOffset, lda, B, bOffset, ldb, beta, C, cOffset, ldc);
 }
 
 /** The native BLAS call whatever the size (benchmarks measure the FFI cost with it); throws without BLAS. */

@@ -23,6 +23,7 @@ interface Exports {
   softmax_rows(x: number, rows: number, cols: number, visible0: number, visibleStep: number, invT: number, rowMax: number, rowSum: number): void;
   softmax_bwd_rows(p: number, dp: number, rows: number, cols: number, visible0: number, visibleStep: number): void;
   scale_rows(x: number, rows: number, cols: number, coef: number): void;
+  gemm_panel(a: number, b: number, c: number, m: number, n: number, k: number): void;
   rope_rows(x: number, tokens: number, heads: number, half: number, cos: number, sin: number, dir: number): void;
   rmsnorm_fwd(x: number, w: number, y: number, rstd: number, rows: number, dim: number, eps: number): void;
   rmsnorm_bwd(dy: number, x: number, w: number, rstd: number, dx: number, dw: number, rows: number, dim: number, accumulate: number, withDw: number): void;
@@ -230,6 +231,74 @@ export class SimdKernels {
       x.set(len === X.length ? X : X.subarray(0, len), r0 * cols);
     }
     return true;
+  }
+
+  /**
+   * cblas_sgemm's row-major semantics (C = alpha·op(A)·op(B) + beta·C, offsets and leading dimensions
+   * in elements): the matrix kernel when no BLAS library is loaded. op(B) is packed into a zero-padded
+   * row-major panel (256 of K × 256 columns) once for all rows, op(A) with alpha applied into 64-row
+   * panels, and gemm_panel adds their product four rows by eight columns at a time into a copy of the
+   * C block, which then goes back into C.
+   */
+  sgemm(
+    transA: boolean, transB: boolean, M: number, N: number, K: number,
+    alpha: number, A: Float32Array, aOff: number, lda: number,
+    B: Float32Array, bOff: number, ldb: number,
+    beta: number, C: Float32Array, cOff: number, ldc: number,
+  ): void {
+    for (let i = 0; i < M; i++) {
+      const row = cOff + i * ldc;
+      if (beta === 0) C.fill(0, row, row + N);
+      else if (beta !== 1) for (let j = row; j < row + N; j++) C[j]! *= beta;
+    }
+    if (K <= 0 || alpha === 0) return;
+    const MB = 64, NB = 256, KB = 256;
+    const L = new Layout();
+    const pa = L.f32(MB * KB), pb = L.f32(KB * NB), pc = L.f32(MB * NB);
+    const buf = this.buf;
+    const Ap = new Float32Array(buf, pa, MB * KB), Bp = new Float32Array(buf, pb, KB * NB), Cp = new Float32Array(buf, pc, MB * NB);
+    for (let n0 = 0; n0 < N; n0 += NB) {
+      const nb = Math.min(NB, N - n0), nbP = Math.ceil(nb / 8) * 8;
+      for (let k0 = 0; k0 < K; k0 += KB) {
+        const kb = Math.min(KB, K - k0);
+        // B panel [kb × nbP] = op(B)[k0…, n0…], columns past nb zero; packed once for every row panel.
+        if (!transB) {
+          for (let p = 0; p < kb; p++) {
+            const src = bOff + (k0 + p) * ldb + n0;
+            Bp.set(B.subarray(src, src + nb), p * nbP);
+          }
+        } else {
+          // Bᵀ's rows are contiguous: read them in order, write down the panel's columns.
+          for (let j = 0; j < nb; j++) {
+            const src = bOff + (n0 + j) * ldb + k0;
+            for (let p = 0, dst = j; p < kb; p++, dst += nbP) Bp[dst] = B[src + p]!;
+          }
+        }
+        if (nbP > nb) for (let p = 0; p < kb; p++) Bp.fill(0, p * nbP + nb, (p + 1) * nbP);
+        for (let m0 = 0; m0 < M; m0 += MB) {
+          const mb = Math.min(MB, M - m0), mbP = Math.ceil(mb / 4) * 4;
+          // A panel [mbP × kb] = alpha · op(A)[m0…, k0…], rows past mb zero
+          for (let i = 0; i < mb; i++) {
+            const dst = i * kb;
+            if (!transA) {
+              const src = aOff + (m0 + i) * lda + k0;
+              Ap.set(A.subarray(src, src + kb), dst);
+              if (alpha !== 1) for (let p = dst; p < dst + kb; p++) Ap[p]! *= alpha;
+            } else {
+              for (let p = 0; p < kb; p++) Ap[dst + p] = alpha * A[aOff + (k0 + p) * lda + m0 + i]!;
+            }
+          }
+          Ap.fill(0, mb * kb, mbP * kb);
+          // C block in, accumulate, C block out (padding rows and columns are never copied back).
+          for (let i = 0; i < mb; i++) {
+            const src = cOff + (m0 + i) * ldc + n0;
+            Cp.set(C.subarray(src, src + nb), i * nbP);
+          }
+          this.x.gemm_panel(pa, pb, pc, mbP, nbP, kb);
+          for (let i = 0; i < mb; i++) C.set(Cp.subarray(i * nbP, i * nbP + nb), cOff + (m0 + i) * ldc + n0);
+        }
+      }
+    }
   }
 
   /**
