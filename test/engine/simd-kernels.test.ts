@@ -4,7 +4,7 @@
 // exp against Math.exp; and the committed module bytes against kernels.wat.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { simdKernels } from '../../src/engine/embedded/wasm/simd.ts';
 import { swigluBackwardJs, swigluForwardJs } from '../../src/engine/embedded/kernels/swiglu.ts';
@@ -187,6 +187,23 @@ test('SIMD RoPE (rows in the arena) equals the JavaScript loop (ordinary arrays)
     assert.ok(maxRelDiff(inArena, plain) < 1e-6, `backward ${heads}x${headDim} at ${startPos}`);
     assert.ok(maxRelDiff(inArena, src) < 1e-5, 'backward undoes forward');
   }
+});
+
+test('an arena the memory cannot hold is halved until it fits, with one notice; a bad size is a one-line error', () => {
+  const script = "import { simdKernels } from './src/engine/embedded/wasm/simd.ts'; import { takeBuffer } from './src/engine/embedded/buffer-pool.ts'; const s = simdKernels(); const b = takeBuffer(1 << 20); console.log(JSON.stringify({ capacity: s.arena.usage().capacityBytes, inArena: s.arena.isBlock(b) }));";
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  const run = (mb: string) => spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: root, env: { ...process.env, MARFT_WASM_ARENA_MB: mb }, encoding: 'utf8',
+  });
+  const r = run('4090'); // 4,090 MB + the 8 MB scratch region is past WebAssembly's 4 GiB
+  assert.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout.trim()) as { capacity: number; inArena: boolean };
+  assert.ok(out.inArena);
+  assert.ok(out.capacity < 4096 * 2 ** 20 && out.capacity >= 1000 * 2 ** 20, `capacity ${out.capacity}`);
+  assert.match(r.stderr.trim(), /^marft: could not reserve a 4090 MB WebAssembly arena; using \d+ MB \(MARFT_WASM_ARENA_MB\)\.$/);
+  const bad = run('lots');
+  assert.notEqual(bad.status, 0);
+  assert.match(bad.stderr, /MARFT_WASM_ARENA_MB must be a number of megabytes from 0 to 4090, got 'lots'/);
 });
 
 test('the committed WebAssembly bytes are kernels.wat compiled (scripts/build-wasm.mjs --check)', () => {

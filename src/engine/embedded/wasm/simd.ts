@@ -390,8 +390,8 @@ let instance: SimdKernels | null | undefined;
 function arenaBytes(): number {
   const raw = process.env.MARFT_WASM_ARENA_MB;
   const mb = raw === undefined || raw === '' ? DEFAULT_ARENA_MB : Number(raw);
-  if (!Number.isFinite(mb) || mb < 0 || mb > 4000) {
-    throw new Error(`MARFT_WASM_ARENA_MB must be a number of megabytes from 0 to 4000, got '${raw}'`);
+  if (!Number.isFinite(mb) || mb < 0 || mb > 4090) {
+    throw new Error(`MARFT_WASM_ARENA_MB must be a number of megabytes from 0 to 4090, got '${raw}'`);
   }
   return Math.floor(mb) * 1024 * 1024;
 }
@@ -400,13 +400,28 @@ function arenaBytes(): number {
 export function simdKernels(): SimdKernels | null {
   if (instance !== undefined) return instance;
   if (process.env.MARFT_SIMD === '0') return (instance = null);
-  const bytes = arenaBytes();
+  let mod: WebAssembly.Module;
   try {
-    const mod = new WebAssembly.Module(new Uint8Array(Buffer.from(KERNELS_WASM_BASE64, 'base64')));
-    instance = new SimdKernels(new WebAssembly.Instance(mod, {}).exports as unknown as Exports, bytes);
+    mod = new WebAssembly.Module(new Uint8Array(Buffer.from(KERNELS_WASM_BASE64, 'base64')));
   } catch (e) {
     process.stderr.write(`marft: WebAssembly SIMD kernels unavailable (${(e as Error).message}); using JavaScript loops.\n`);
-    instance = null;
+    return (instance = null);
   }
-  return instance;
+  // A host that refuses the memory (a strict overcommit policy, a memory limit) gets a smaller arena,
+  // down to none, with one notice: the kernels then copy their operands but still run.
+  const wanted = arenaBytes();
+  for (let bytes = wanted; ; bytes = bytes > 16 << 20 ? Math.floor(bytes / 2 / PAGE) * PAGE : 0) {
+    try {
+      instance = new SimdKernels(new WebAssembly.Instance(mod, {}).exports as unknown as Exports, bytes);
+      if (bytes < wanted) {
+        process.stderr.write(`marft: could not reserve a ${Math.round(wanted / 2 ** 20)} MB WebAssembly arena; using ${Math.round(bytes / 2 ** 20)} MB (MARFT_WASM_ARENA_MB).\n`);
+      }
+      return instance;
+    } catch (e) {
+      if (bytes === 0) {
+        process.stderr.write(`marft: WebAssembly SIMD kernels unavailable (${(e as Error).message}); using JavaScript loops.\n`);
+        return (instance = null);
+      }
+    }
+  }
 }
