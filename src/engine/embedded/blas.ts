@@ -190,7 +190,8 @@ function dispatch(
   }
   const simd = native === null && M * N * K > SIMD_PRODUCT_MNK ? simdKernels() : null;
   if (simd) {
-    simd.sgemm(transA, transB, M, N, K, alpha, A, aOffset, lda, B, bOffset, ldb, beta, C, cOffset, ldc);
+    scaleByBeta(beta, M, N, C, cOffset, ldc);
+    simd.sgemm(transA, transB, M, N, K, alpha, A, aOffset, lda, B, bOffset, ldb, C, cOffset, ldc);
     return;
   }
   sgemmPortable(transA, transB, M, N, K, alpha, A, aOffset, lda, B, bOffset, ldb, beta, C, cOffset, ldc);
@@ -232,7 +233,8 @@ export function sgemmSimd(
   if (simd === null) throw new Error('sgemmSimd: the WebAssembly SIMD kernels are not available');
   checkOperands(transA, transB, M, N, K, A, aOffset, lda, B, bOffset, ldb, C, cOffset, ldc);
   if (M <= 0 || N <= 0) return;
-  simd.sgemm(transA, transB, M, N, K, alpha, A, aOffset, lda, B, bOffset, ldb, beta, C, cOffset, ldc);
+  scaleByBeta(beta, M, N, C, cOffset, ldc);
+  simd.sgemm(transA, transB, M, N, K, alpha, A, aOffset, lda, B, bOffset, ldb, C, cOffset, ldc);
 }
 
 /** The native BLAS call whatever the size (benchmarks measure the FFI cost with it); throws without BLAS. */
@@ -295,6 +297,15 @@ let scratchB = new Float32Array(0);
 const BLOCK_K = 64;
 const BLOCK_N = 256;
 
+/** C ← beta · C over an M × N block (beta = 0 overwrites, so NaNs in an uninitialised C do not leak, as in BLAS). */
+function scaleByBeta(beta: number, M: number, N: number, C: Float32Array, cOffset: number, ldc: number): void {
+  for (let i = 0; i < M; i++) {
+    const row = cOffset + i * ldc;
+    if (beta === 0) C.fill(0, row, row + N);
+    else if (beta !== 1) for (let j = row; j < row + N; j++) C[j]! *= beta;
+  }
+}
+
 /** The portable kernel on its own (tests compare it with the native path). */
 export function sgemmPortable(
   transA: boolean, transB: boolean, M: number, N: number, K: number,
@@ -302,12 +313,7 @@ export function sgemmPortable(
   B: Float32Array, bOffset: number, ldb: number,
   beta: number, C: Float32Array, cOffset: number, ldc: number,
 ): void {
-  // C ← beta · C (beta = 0 overwrites, so NaNs in an uninitialised C do not leak, as in BLAS).
-  for (let i = 0; i < M; i++) {
-    const row = cOffset + i * ldc;
-    if (beta === 0) C.fill(0, row, row + N);
-    else if (beta !== 1) for (let j = row; j < row + N; j++) C[j] *= beta;
-  }
+  scaleByBeta(beta, M, N, C, cOffset, ldc);
   if (K <= 0 || alpha === 0) return;
 
   let a = A, aOff = aOffset, aLd = lda;

@@ -234,8 +234,8 @@ export class SimdKernels {
   }
 
   /**
-   * cblas_sgemm's row-major semantics (C = alpha·op(A)·op(B) + beta·C, offsets and leading dimensions
-   * in elements): the matrix kernel when no BLAS library is loaded. op(B) is packed into a zero-padded
+   * C += alpha·op(A)·op(B) in cblas_sgemm's row-major conventions (offsets and leading dimensions in
+   * elements; blas.ts applies beta first): the matrix kernel when no BLAS library is loaded. op(B) is packed into a zero-padded
    * row-major panel (256 of K × 256 columns) once for all rows, op(A) with alpha applied into 64-row
    * panels, and gemm_panel adds their product four rows by eight columns at a time into a copy of the
    * C block, which then goes back into C.
@@ -244,13 +244,8 @@ export class SimdKernels {
     transA: boolean, transB: boolean, M: number, N: number, K: number,
     alpha: number, A: Float32Array, aOff: number, lda: number,
     B: Float32Array, bOff: number, ldb: number,
-    beta: number, C: Float32Array, cOff: number, ldc: number,
+    C: Float32Array, cOff: number, ldc: number,
   ): void {
-    for (let i = 0; i < M; i++) {
-      const row = cOff + i * ldc;
-      if (beta === 0) C.fill(0, row, row + N);
-      else if (beta !== 1) for (let j = row; j < row + N; j++) C[j]! *= beta;
-    }
     if (K <= 0 || alpha === 0) return;
     const MB = 64, NB = 256, KB = 256;
     const L = new Layout();
