@@ -188,9 +188,13 @@ export class EmbeddedEngine implements Engine {
     this.model.backward(g.pass, dHidden, trainBase, trainLora);
   }
 
-  /** Drops retained graphs that will not get a backward (frees their activations). */
+  /** Drops a retained graph that will not get a backward: its activations go back to the buffer pool. */
   releaseGraph(handle: GraphHandle): void {
+    const g = this.graphs.get(handle.id);
+    if (!g) return;
     this.graphs.delete(handle.id);
+    if (g.lm) releaseLmHeadPass(g.lm);
+    this.model.releasePass(g.pass);
   }
 
   // ---- optimisation ---------------------------------------------------------------------

@@ -66,6 +66,14 @@ export class DecoderModel {
     return { setup, tokens, adapter, hidden, layerActs, preNorm: retain ? x : null, rstdFinal: retain ? rstdFinal : null };
   }
 
+  /** Returns a retained pass's activations to the buffer pool without a backward; the pass is unusable afterwards. */
+  releasePass(pass: HiddenPass): void {
+    for (const acts of pass.layerActs) releaseLayerActs(acts);
+    pass.layerActs.length = 0;
+    releaseBuffers(pass.preNorm);
+    pass.preNorm = null;
+  }
+
   /**
    * dHidden [N, H] → gradients. trainBase: every base weight (embedding included); trainLora: the pass's adapter.
    * Consumes the pass's activations.

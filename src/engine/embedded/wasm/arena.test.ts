@@ -37,6 +37,24 @@ test('arena: blocks are reused by size class, full arenas say so, double release
   assert.deepEqual(arena.usage().capacityBytes, 8 * 65536);
 });
 
+test('arena: a request whose class has no free block takes the smallest free block up to twice its size', () => {
+  const mem = new WebAssembly.Memory({ initial: 40 }); // 2.5 MB
+  const arena = new WasmArena(mem, 0, 40 * 65536);
+  const big = arena.take(300_000)!; // 1,200,000 bytes -> the 1,310,720-byte class
+  const mid = arena.take(200_000)!; // 800,000 bytes -> the 851,968-byte class
+  arena.release(big);
+  arena.release(mid);
+  const a = arena.take(170_000)!; // 680,000 bytes -> 720,896: none free; 851,968 is the smallest free within 2x
+  assert.equal(a.byteOffset, mid.byteOffset);
+  const b = arena.take(100_000)!; // 400,000 bytes -> 425,984: the big block is past twice that, so a new block
+  assert.notEqual(b.byteOffset, big.byteOffset);
+  assert.equal(b.byteOffset, 1_310_720 + 851_968);
+  const c = arena.take(250_000)!; // 1,000,000 bytes -> 1,048,576: the big block is within 2x
+  assert.equal(c.byteOffset, big.byteOffset);
+  arena.release(a);
+  assert.equal(arena.take(200_000)!.byteOffset, mid.byteOffset, 'a block goes back to its own class');
+});
+
 test('takeBuffer hands out arena blocks (the SIMD kernels then work in place) and reuses them after release', () => {
   const simd = simdKernels();
   assert.ok(simd?.arena, 'the arena is on by default');
@@ -50,4 +68,24 @@ test('takeBuffer hands out arena blocks (the SIMD kernels then work in place) an
   assert.equal(b.byteOffset, offset);
   assert.equal(b.buffer, a.buffer);
   releaseBuffers(b);
+});
+
+test('a retained forward holds arena blocks until its backward or releaseGraph returns them', async () => {
+  const arena = simdKernels()!.arena!;
+  const { createEngine } = await import('../../index.ts');
+  const cfg = { architecture: 'llama' as const, vocabSize: 500, hiddenSize: 64, intermediateSize: 192, numHiddenLayers: 2, numAttentionHeads: 4,
+    numKeyValueHeads: 4, headDim: 16, rmsNormEps: 1e-6, ropeTheta: 10000, maxPositionEmbeddings: 512, tieWordEmbeddings: false,
+    attentionBias: false, qkNorm: false, bosTokenId: null, eosTokenIds: [] };
+  const e = createEngine(cfg, { seed: 1 });
+  e.setBaseTrainable(true);
+  const batch = [{ tokens: Array.from({ length: 400 }, (_, i) => (i * 37) % 500), scoreFrom: 1 }];
+  await e.forward({ kind: 'base' }, batch, {}); // warm-up: the attention scratch stays taken
+  const before = arena.usage().liveBytes;
+  const f = await e.forward({ kind: 'base' }, batch, { retainGraph: true });
+  assert.ok(arena.usage().liveBytes > before + (1 << 20), 'the retained activations live in the arena');
+  (e as unknown as { releaseGraph(h: unknown): void }).releaseGraph(f.handle);
+  assert.equal(arena.usage().liveBytes, before);
+  const g = await e.forward({ kind: 'base' }, batch, { retainGraph: true });
+  await e.backward(g.handle!, { dLogprobs: g.logprobs!.map((x) => new Float32Array(x.length).fill(-0.01)) });
+  assert.equal(arena.usage().liveBytes, before);
 });

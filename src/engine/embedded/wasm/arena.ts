@@ -7,7 +7,8 @@
 // When the arena is full, buffer-pool.ts falls back to ordinary arrays (the kernels then copy).
 //
 // Blocks come in size classes (eight per power of two, so a pass with a slightly different token
-// count reuses the previous pass's blocks); a released block goes back to its class's free list.
+// count reuses the previous pass's blocks); a released block goes back to its class's free list, and a
+// request whose class has none free takes the smallest free block of up to twice its size.
 // A view that is dropped without being released (a retained forward whose backward never came)
 // is reclaimed through a FinalizationRegistry once the garbage collector frees it.
 
@@ -37,8 +38,18 @@ export class WasmArena {
 
   /** A view of n floats at the start of a free block (contents unspecified), or null when the arena is full. */
   take(n: number): Float32Array | null {
-    const bytes = sizeClassBytes(n * 4);
+    let bytes = sizeClassBytes(n * 4);
     let offset = this.free.get(bytes)?.pop();
+    if (offset === undefined) {
+      // A free block of a larger class, up to twice the size, before carving a new one: passes whose
+      // token counts vary (every RL micro-batch differs) then reuse each other's blocks instead of
+      // filling the arena with one class each.
+      const larger = this.smallestFreeClass(bytes, 2 * bytes);
+      if (larger !== null) {
+        bytes = larger;
+        offset = this.free.get(bytes)!.pop()!;
+      }
+    }
     if (offset === undefined) {
       if (this.next + bytes > this.end) return null;
       offset = this.next;
@@ -49,6 +60,15 @@ export class WasmArena {
     this.views.set(offset, new WeakRef(view));
     this.registry.register(view, offset, view);
     return view;
+  }
+
+  /** The smallest class in (above, atMost] with a free block, or null. */
+  private smallestFreeClass(above: number, atMost: number): number | null {
+    let best: number | null = null;
+    for (const [bytes, list] of this.free) {
+      if (list.length > 0 && bytes > above && bytes <= atMost && (best === null || bytes < best)) best = bytes;
+    }
+    return best;
   }
 
   /** Whether b lies in this arena's memory (a block or a view into one). */
