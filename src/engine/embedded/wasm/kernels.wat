@@ -1,13 +1,15 @@
 ;; WebAssembly SIMD (f32x4) kernels for the engine's element-wise and row-wise passes: SwiGLU,
-;; softmax rows (vocabulary log-softmax, causal attention), RMSNorm, and their backwards.
+;; softmax rows (vocabulary log-softmax, causal attention), RMSNorm, RoPE, and their backwards;
+;; and the panel product of the matrix kernel used when no BLAS library is loaded.
 ;; V8 runs plain JavaScript loops over Float32Arrays one element at a time with bounds checks
 ;; (SwiGLU's forward cost ~10 ns per element); these run four lanes at a time (docs/performance.md).
 ;;
 ;; Built into kernels-binary.ts by `node scripts/build-wasm.mjs` (wabt); a test rebuilds it and
 ;; checks that the committed bytes are this file's. Pointers are byte offsets into the exported
-;; memory, which src/engine/embedded/wasm/simd.ts fills and grows; counts are elements.
-;; Element-wise kernels process whole vectors (4 lanes): the caller rounds its scratch regions
-;; up to a multiple of 4 elements and ignores the lanes past n. Row kernels handle any length.
+;; memory, which src/engine/embedded/wasm/simd.ts sizes once (scratch region + arena) and fills;
+;; counts are elements. Element-wise kernels process whole vectors (4 lanes): the caller rounds
+;; lengths up to a multiple of 4 elements inside its regions and ignores the lanes past n. Row
+;; kernels handle any length.
 (module
   (memory (export "memory") 16)
 
