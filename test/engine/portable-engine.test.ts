@@ -1,5 +1,6 @@
 // The engine without BLAS (MARFT_BLAS=portable: the WebAssembly SIMD matrix kernel and the JavaScript
-// loops) against the engine with OpenBLAS, in child processes: the same log-probs, the same gradient
+// loops), and without WebAssembly (MARFT_SIMD=0: the JavaScript loops for every element-wise pass),
+// against the engine with OpenBLAS and the SIMD kernels, in child processes: the same log-probs, the same gradient
 // (through AdamW's reported gradient norm and the updated log-probs), and the same greedy tokens, on
 // a model whose products are large enough for the SIMD kernel's panels (more than 64 rows, 256
 // columns, 256 of K) and for attention's causal row blocks.
@@ -52,4 +53,13 @@ test('without BLAS the engine gives the same log-probs, gradient norm, update an
   assert.ok(maxDiff(portable.after, native.after) < 1e-4, 'log-probs after one AdamW step');
   assert.ok(maxDiff(native.after, native.before) > 1e-3, 'the step changed the model');
   assert.deepEqual(portable.greedy, native.greedy);
+});
+
+test('without the WebAssembly kernels (MARFT_SIMD=0) the engine gives the same log-probs, gradient norm, update and greedy tokens', () => {
+  const simd = run({});
+  const loops = run({ MARFT_SIMD: '0' });
+  assert.ok(maxDiff(loops.before, simd.before) < 1e-4, `log-probs differ by ${maxDiff(loops.before, simd.before)}`);
+  assert.ok(Math.abs(loops.gradNorm - simd.gradNorm) < 1e-4 * simd.gradNorm, `gradient norms ${loops.gradNorm} vs ${simd.gradNorm}`);
+  assert.ok(maxDiff(loops.after, simd.after) < 1e-4, 'log-probs after one AdamW step');
+  assert.deepEqual(loops.greedy, simd.greedy);
 });
