@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { simdKernels } from '../../src/engine/embedded/wasm/simd.ts';
 import { swigluBackwardJs, swigluForwardJs } from '../../src/engine/embedded/kernels/swiglu.ts';
 import { rmsnormBackwardJs, rmsnormForwardJs } from '../../src/engine/embedded/kernels/rmsnorm.ts';
-import { tokenLogprobs, tokenLogprobsBackward, tokenLogprobsBackwardJs, tokenLogprobsJs } from '../../src/engine/embedded/kernels/log-softmax.ts';
-import { fastExp } from '../../src/engine/embedded/kernels/fast-exp.ts';
+import { tokenLogprobs, tokenLogprobsBackward, tokenLogprobsBackwardJs } from '../../src/engine/embedded/kernels/log-softmax.ts';
+import { softmaxRows, softmaxRowsBackwardJs, softmaxRowsJs } from '../../src/engine/embedded/kernels/softmax.ts';
 import { takeBuffer } from '../../src/engine/embedded/buffer-pool.ts';
 import { RopeTable, ropeBackward, ropeForward } from '../../src/engine/embedded/kernels/rope.ts';
 
@@ -85,16 +85,33 @@ test('SIMD SwiGLU forward and backward equal the JavaScript loops (lengths aroun
   }
 });
 
-test('SIMD token log-softmax and its backward equal the JavaScript loops (temperatures, odd vocabularies, chunked rows; copied and in place)', () => {
+/** log softmax(z·invT) at the chosen tokens and the probabilities, in float64. */
+function logSoftmaxReference(z: Float32Array, rows: number, vocab: number, tokens: Int32Array, invT: number): { lp: number[]; probs: Float64Array } {
+  const lp: number[] = [], probs = new Float64Array(rows * vocab);
+  for (let r = 0; r < rows; r++) {
+    const o = r * vocab;
+    let max = -Infinity;
+    for (let j = 0; j < vocab; j++) max = Math.max(max, z[o + j]! * invT);
+    let sum = 0;
+    for (let j = 0; j < vocab; j++) sum += Math.exp(z[o + j]! * invT - max);
+    const lse = max + Math.log(sum);
+    for (let j = 0; j < vocab; j++) probs[o + j] = Math.exp(z[o + j]! * invT - lse);
+    lp.push(z[o + tokens[r]!]! * invT - lse);
+  }
+  return { lp, probs };
+}
+
+test('SIMD token log-softmax equals a float64 reference and its backward the JavaScript loop (temperatures, odd vocabularies, chunked rows; copied and in place)', () => {
   for (const [mode, mk] of MODES) for (const [rows, vocab, temperature] of [[5, 7, 1], [33, 2048, 1], [40, 1001, 0.7], [3, 40_000, 1.3]] as const) {
     const logits = rand(rows * vocab, rows + vocab, 8);
     const tokens = Int32Array.from({ length: rows }, (_, r) => (r * 7919) % vocab);
-    const a = mk(logits), b = logits.slice();
-    const lpA = new Float32Array(rows), lpB = new Float32Array(rows);
+    const a = mk(logits);
+    const lpA = new Float32Array(rows);
     tokenLogprobs(a, rows, vocab, tokens, temperature, lpA);
-    tokenLogprobsJs(b, rows, vocab, tokens, temperature, lpB);
-    assert.ok(maxRelDiff(lpA, lpB) < 2e-6, `log-probs ${mode} ${rows}x${vocab} T=${temperature}: ${maxRelDiff(lpA, lpB)}`);
-    assert.ok(maxRelDiff(a, b) < 1e-6, `probabilities ${mode} ${rows}x${vocab}`);
+    const want = logSoftmaxReference(logits, rows, vocab, tokens, 1 / temperature);
+    assert.ok(maxRelDiff(lpA, want.lp) < 2e-6, `log-probs ${mode} ${rows}x${vocab} T=${temperature}: ${maxRelDiff(lpA, want.lp)}`);
+    assert.ok(maxRelDiff(a, want.probs) < 1e-6, `probabilities ${mode} ${rows}x${vocab}`);
+    const b = Float32Array.from(a);
     const dlp = rand(rows, 9);
     tokenLogprobsBackward(a, rows, vocab, tokens, temperature, dlp);
     tokenLogprobsBackwardJs(b, rows, vocab, tokens, temperature, dlp);
@@ -102,44 +119,36 @@ test('SIMD token log-softmax and its backward equal the JavaScript loops (temper
   }
 });
 
-/** Causal softmax of rows the JavaScript way: row i sees visible0 + i·step entries (capped at cols). */
-function softmaxRowsJs(x: Float32Array, rows: number, cols: number, visible0: number, step: number, invT: number): { max: number[]; sum: number[] } {
-  const max: number[] = [], sum: number[] = [];
-  for (let r = 0; r < rows; r++) {
-    const vis = Math.min(cols, visible0 + r * step), o = r * cols;
-    let m = -Infinity;
-    for (let j = 0; j < vis; j++) m = Math.max(m, x[o + j]!);
-    let s = 0;
-    for (let j = 0; j < vis; j++) s += (x[o + j] = fastExp((x[o + j]! - m) * invT));
-    for (let j = 0; j < vis; j++) x[o + j]! /= s;
-    x.fill(0, o + vis, o + cols);
-    max.push(m);
-    sum.push(s);
-  }
-  return { max, sum };
-}
-
 test('SIMD softmax rows: causal masks with a KV-cache offset, offsets into the buffer, sums and maxima; copied and in place', () => {
   for (const [mode, mk] of MODES) for (const [rows, cols, visible0, step, invT] of [[128, 128, 1, 1, 1], [9, 13, 5, 1, 1], [3, 6, 6, 0, 0.5], [300, 301, 2, 1, 1]] as const) {
     const pad = 5;
     const x = mk(rand(pad + rows * cols, rows * 31 + cols, 6));
-    const ref = x.slice(pad);
-    const want = softmaxRowsJs(ref, rows, cols, visible0, step, invT);
+    const original = x.slice(pad);
+    const wantMax: number[] = [], wantSum: number[] = [];
+    for (let r = 0; r < rows; r++) {
+      const vis = Math.min(cols, visible0 + r * step), o = r * cols;
+      let m = -Infinity;
+      for (let j = 0; j < vis; j++) m = Math.max(m, original[o + j]!);
+      let sum = 0;
+      for (let j = 0; j < vis; j++) sum += Math.exp((original[o + j]! - m) * invT);
+      wantMax.push(m);
+      wantSum.push(sum);
+    }
+    const ref = original.slice(), lseRef = new Float64Array(rows);
+    softmaxRowsJs(ref, 0, rows, cols, visible0, step, invT, lseRef, 0);
     const max = new Float32Array(rows), sum = new Float64Array(rows);
     simd!.softmaxRows(x, pad, rows, cols, visible0, step, invT, max, sum);
     assert.ok(maxRelDiff(x.subarray(pad), ref) < 1e-6, `probabilities ${mode} ${rows}x${cols}`);
-    assert.ok(maxRelDiff(max, want.max) === 0, 'maxima');
-    assert.ok(maxRelDiff(sum, want.sum) < 1e-6, 'sums');
+    assert.ok(maxRelDiff(max, wantMax) === 0, 'maxima');
+    assert.ok(maxRelDiff(sum, wantSum) < 1e-6, 'sums');
+    // The dispatching softmaxRows (SIMD here) gives the loop's log-sum-exps.
+    const viaDispatch = mk(original), lse = new Float64Array(rows + 2);
+    softmaxRows(viaDispatch, 0, rows, cols, visible0, step, invT, lse, 2);
+    assert.ok(maxRelDiff(lse.subarray(2), lseRef) < 1e-6, 'log-sum-exps');
     // backward: dp ← p ⊙ (dp − Σ p·dp) over the visible entries
     const dp = mk(rand(pad + rows * cols, 77, 2));
     const dpRef = dp.slice(pad);
-    for (let r = 0; r < rows; r++) {
-      const vis = Math.min(cols, visible0 + r * step), o = r * cols;
-      let dot = 0;
-      for (let j = 0; j < vis; j++) dot += ref[o + j]! * dpRef[o + j]!;
-      for (let j = 0; j < vis; j++) dpRef[o + j] = ref[o + j]! * (dpRef[o + j]! - dot);
-      dpRef.fill(0, o + vis, o + cols);
-    }
+    softmaxRowsBackwardJs(ref, 0, dpRef, 0, rows, cols, visible0, step);
     simd!.softmaxBackwardRows(x, pad, dp, pad, rows, cols, visible0, step);
     assert.ok(maxRelDiff(dp.subarray(pad), dpRef) < 1e-6, `backward ${mode} ${rows}x${cols}`);
   }

@@ -7,7 +7,7 @@
 // them from lse (FlashAttention's trick) so that long sequences need O(tokens) memory, not O(tokens²).
 import { sgemm } from '../gemm.ts';
 import { fastExp } from './fast-exp.ts';
-import { simdKernels } from '../wasm/simd.ts';
+import { softmaxRows, softmaxRowsBackward } from './softmax.ts';
 import { releaseBuffers, takeBuffer } from '../buffer-pool.ts';
 
 export interface AttentionDims {
@@ -58,8 +58,6 @@ export function attentionForward(
     attentionForwardLoops(dims, q, qRow0, Lq, k, v, kRow0, past, out, outRow0, lse_HL, lseOffset, scratchS, probs_HLL, probsOffset);
     return;
   }
-  const simd = simdKernels();
-  const rowMax = new Float32Array(simd ? Lq : 0), rowSum = new Float64Array(simd ? Lq : 0);
   const blocks = causalBlocks(Lq);
   for (let h = 0; h < nHeads; h++) {
     const g = Math.floor(h / group);
@@ -70,23 +68,7 @@ export function attentionForward(
       sgemm(false, true, r1 - r0, past + r1, headDim, scale, q, (qRow0 + r0) * qStride + h * headDim, qStride,
         k, kRow0 * kvStride + g * headDim, kvStride, 0, S, r0 * ctx, ctx);
     }
-    if (simd?.softmaxRows(S, 0, Lq, ctx, past + 1, 1, 1, rowMax, rowSum)) {
-      if (lse_HL) for (let i = 0; i < Lq; i++) lse_HL[lseOffset + h * Lq + i] = rowMax[i]! + Math.log(rowSum[i]!);
-    } else for (let i = 0; i < Lq; i++) {
-      const row = i * ctx, visible = past + i + 1;
-      let max = -Infinity;
-      for (let j = 0; j < visible; j++) if (S[row + j]! > max) max = S[row + j]!;
-      let sum = 0;
-      for (let j = 0; j < visible; j++) {
-        const e = fastExp(S[row + j]! - max);
-        S[row + j] = e;
-        sum += e;
-      }
-      const inv = 1 / sum;
-      for (let j = 0; j < visible; j++) S[row + j]! *= inv;
-      for (let j = visible; j < ctx; j++) S[row + j] = 0;
-      if (lse_HL) lse_HL[lseOffset + h * Lq + i] = max + Math.log(sum);
-    }
+    softmaxRows(S, 0, Lq, ctx, past + 1, 1, 1, lse_HL, lseOffset + h * Lq);
     for (const [r0, r1] of blocks) {
       sgemm(false, false, r1 - r0, headDim, past + r1, 1, S, r0 * ctx, ctx, v, kRow0 * kvStride + g * headDim, kvStride,
         0, out, (outRow0 + r0) * qStride + h * headDim, qStride);
@@ -136,20 +118,7 @@ function attentionDecodeAllHeads(
   }
   const [S] = scratch(nHeads * ctx);
   sgemm(false, true, nHeads, ctx, W, scale, Qbd, 0, W, k, kRow0 * W, W, 0, S, 0, ctx);
-  for (let h = 0; h < nHeads; h++) {
-    const row = h * ctx;
-    let max = -Infinity;
-    for (let j = 0; j < ctx; j++) if (S[row + j]! > max) max = S[row + j]!;
-    let sum = 0;
-    for (let j = 0; j < ctx; j++) {
-      const e = fastExp(S[row + j]! - max);
-      S[row + j] = e;
-      sum += e;
-    }
-    const inv = 1 / sum;
-    for (let j = 0; j < ctx; j++) S[row + j]! *= inv;
-    if (lse_HL) lse_HL[lseOffset + h] = max + Math.log(sum);
-  }
+  softmaxRows(S, 0, nHeads, ctx, ctx, 0, 1, lse_HL, lseOffset);
   sgemm(false, false, nHeads, W, ctx, 1, S, 0, ctx, v, kRow0 * W, W, 0, O, 0, W);
   for (let h = 0; h < nHeads; h++) {
     const o = h * W + h * headDim;
@@ -227,7 +196,6 @@ export function attentionBackward(
   const group = nHeads / nKvHeads;
   const scale = 1 / Math.sqrt(headDim);
   const [scratchP, dP] = scratch(T * T);
-  const simd = simdKernels();
   const blocks = causalBlocks(T);
   for (let h = 0; h < nHeads; h++) {
     const g = Math.floor(h / group);
@@ -250,13 +218,7 @@ export function attentionBackward(
       sgemm(true, false, r1, headDim, r1 - r0, 1, P, r0 * T, T, dout, qOff + r0 * qStride, qStride, 1, dv, kvOff, kvStride);
     }
     // dS = P ⊙ (dP − Σ_j P·dP), stored in dP
-    if (!simd?.softmaxBackwardRows(P, 0, dP, 0, T, T, 1, 1)) for (let i = 0; i < T; i++) {
-      const row = i * T;
-      let dot = 0;
-      for (let j = 0; j <= i; j++) dot += P[row + j]! * dP[row + j]!;
-      for (let j = 0; j <= i; j++) dP[row + j] = P[row + j]! * (dP[row + j]! - dot);
-      for (let j = i + 1; j < T; j++) dP[row + j] = 0;
-    }
+    softmaxRowsBackward(P, 0, dP, 0, T, T, 1, 1);
     // dQ = scale · dS · K ; dK += scale · dSᵀ · Q
     for (const [r0, r1] of blocks) {
       sgemm(false, false, r1 - r0, headDim, r1, scale, dP, r0 * T, T, k, kvOff, kvStride, 0, dq, qOff + r0 * qStride, qStride);

@@ -1,8 +1,8 @@
 // Log-probabilities of chosen tokens under softmax(logits / temperature), and the gradient back to the logits.
 // logits [rows, vocab]. temperature 0 or 1 means unscaled (spec: behaviour and recomputed log-probs agree).
-// The WebAssembly SIMD kernels (wasm/simd.ts) run both passes when available; the loops are the
-// fallback and the reference.
-import { fastExp } from './fast-exp.ts';
+// The softmax itself is kernels/softmax.ts; the backward's row scaling runs in the WebAssembly SIMD
+// kernels when available, in the loop below otherwise.
+import { softmaxRows } from './softmax.ts';
 import { simdKernels } from '../wasm/simd.ts';
 
 export function effectiveTemperature(temperature: number | undefined): number {
@@ -17,37 +17,12 @@ export function effectiveTemperature(temperature: number | undefined): number {
 export function tokenLogprobs(
   logits: Float32Array, rows: number, vocab: number, tokens: Int32Array, temperature: number, lp_R: Float32Array,
 ): void {
-  const simd = simdKernels();
   const invT = 1 / temperature;
   const zTok = new Float32Array(rows);
   for (let r = 0; r < rows; r++) zTok[r] = logits[r * vocab + tokens[r]!]!;
-  const max = new Float32Array(rows), sum = new Float64Array(rows);
-  if (!simd?.softmaxRows(logits, 0, rows, vocab, vocab, 0, invT, max, sum)) {
-    tokenLogprobsJs(logits, rows, vocab, tokens, temperature, lp_R);
-    return;
-  }
-  for (let r = 0; r < rows; r++) lp_R[r] = (zTok[r]! - max[r]!) * invT - Math.log(sum[r]!);
-}
-
-export function tokenLogprobsJs(
-  logits: Float32Array, rows: number, vocab: number, tokens: Int32Array, temperature: number, lp_R: Float32Array,
-): void {
-  const invT = 1 / temperature;
-  for (let r = 0; r < rows; r++) {
-    const o = r * vocab;
-    let max = -Infinity;
-    for (let j = 0; j < vocab; j++) if (logits[o + j]! > max) max = logits[o + j]!;
-    const zTok = logits[o + tokens[r]!]!;
-    let sum = 0;
-    for (let j = 0; j < vocab; j++) {
-      const e = fastExp((logits[o + j]! - max) * invT);
-      logits[o + j] = e;
-      sum += e;
-    }
-    lp_R[r] = (zTok - max) * invT - Math.log(sum);
-    const inv = 1 / sum;
-    for (let j = 0; j < vocab; j++) logits[o + j]! *= inv;
-  }
+  const lse = new Float64Array(rows);
+  softmaxRows(logits, 0, rows, vocab, vocab, 0, invT, lse, 0);
+  for (let r = 0; r < rows; r++) lp_R[r] = zTok[r]! * invT - lse[r]!;
 }
 
 /** dlogits[r, j] = dlp[r] · (δ_{j,tok} − p_j) / T, written in place over the probabilities. */
