@@ -12,7 +12,7 @@ import { rmsnormBackwardJs, rmsnormForwardJs } from '../../src/engine/embedded/k
 import { tokenLogprobs, tokenLogprobsBackward, tokenLogprobsBackwardJs } from '../../src/engine/embedded/kernels/log-softmax.ts';
 import { softmaxRows, softmaxRowsBackwardJs, softmaxRowsJs } from '../../src/engine/embedded/kernels/softmax.ts';
 import { takeBuffer } from '../../src/engine/embedded/buffer-pool.ts';
-import { RopeTable, ropeBackward, ropeForward } from '../../src/engine/embedded/kernels/rope.ts';
+import { RopeTable, ropeBackward, ropeForward, ropeRotateJs } from '../../src/engine/embedded/kernels/rope.ts';
 
 const simd = simdKernels();
 
@@ -178,23 +178,22 @@ test('SIMD RMSNorm forward and backward equal the JavaScript loops (dims around 
   }
 });
 
-test('SIMD RoPE (rows in the arena) equals the JavaScript loop (ordinary arrays), forward and backward, at offsets and positions past 0', () => {
-  for (const [heads, headDim, tokens, row0, startPos] of [[4, 64, 128, 0, 0], [2, 8, 37, 5, 300], [14, 64, 300, 2, 17]] as const) {
+test('SIMD RoPE (rows in the arena, and ordinary arrays copied through scratch) equals the JavaScript loop, forward and backward, at offsets and positions past 0', () => {
+  for (const [mode, mk] of MODES) for (const [heads, headDim, tokens, row0, startPos] of [[4, 64, 128, 0, 0], [2, 8, 37, 5, 300], [14, 64, 300, 2, 17]] as const) {
     const table = new RopeTable(headDim, 10000, 64);
     const n = (row0 + tokens + 3) * heads * headDim;
     const src = rand(Math.max(n, 1 << 15), heads * tokens, 2);
-    const plain = src.slice();
-    const inArena = takeBuffer(src.length);
-    inArena.set(src);
-    assert.ok(simd!.arena!.isBlock(inArena));
-    ropeForward(plain, row0, tokens, heads, startPos, table);
-    ropeForward(inArena, row0, tokens, heads, startPos, table);
-    assert.ok(maxRelDiff(inArena, plain) < 1e-6, `forward ${heads}x${headDim} at ${startPos}`);
-    assert.ok(maxRelDiff(plain, src) > 0.01, 'the rotation changed the rows');
-    ropeBackward(plain, row0, tokens, heads, startPos, table);
-    ropeBackward(inArena, row0, tokens, heads, startPos, table);
-    assert.ok(maxRelDiff(inArena, plain) < 1e-6, `backward ${heads}x${headDim} at ${startPos}`);
-    assert.ok(maxRelDiff(inArena, src) < 1e-5, 'backward undoes forward');
+    const loop = src.slice();
+    const rows = mk(src);
+    assert.equal(simd!.arena!.isBlock(rows), mode === 'in place');
+    ropeRotateJs(loop, row0, tokens, heads, startPos, table, 1);
+    ropeForward(rows, row0, tokens, heads, startPos, table);
+    assert.ok(maxRelDiff(rows, loop) < 1e-6, `forward ${mode} ${heads}x${headDim} at ${startPos}`);
+    assert.ok(maxRelDiff(loop, src) > 0.01, 'the rotation changed the rows');
+    ropeRotateJs(loop, row0, tokens, heads, startPos, table, -1);
+    ropeBackward(rows, row0, tokens, heads, startPos, table);
+    assert.ok(maxRelDiff(rows, loop) < 1e-6, `backward ${mode} ${heads}x${headDim} at ${startPos}`);
+    assert.ok(maxRelDiff(rows, src) < 1e-5, 'backward undoes forward');
   }
 });
 

@@ -2,7 +2,7 @@
 //   out[i]       = x[i]·cos θ_i − x[i+d/2]·sin θ_i
 //   out[i+d/2]   = x[i+d/2]·cos θ_i + x[i]·sin θ_i,   θ_i = pos · theta^(−2i/d), i < d/2.
 // Applied in place to rows laid out [tokens, heads, headDim]; by the WebAssembly SIMD kernel
-// (wasm/simd.ts) when the rows lie in its arena, by the loop below otherwise.
+// (wasm/simd.ts) when available and headDim is a multiple of 8, by the loop below otherwise.
 import { simdKernels } from '../wasm/simd.ts';
 
 /** cos/sin tables [positions, headDim/2], computed in float32 as transformers does (inv_freq, then pos·inv_freq). */
@@ -48,9 +48,15 @@ export class RopeTable {
  */
 function ropeRotate(x: Float32Array, offsetRows: number, tokens: number, heads: number, startPos: number, table: RopeTable, direction: 1 | -1): void {
   table.ensure(startPos + tokens);
-  const d = table.headDim, half = table.half;
-  const rows = [startPos * half, (startPos + tokens) * half] as const;
+  const half = table.half, rows = [startPos * half, (startPos + tokens) * half] as const;
   if (simdKernels()?.ropeRows(x, offsetRows, tokens, heads, half, table.cos.subarray(...rows), table.sin.subarray(...rows), direction)) return;
+  ropeRotateJs(x, offsetRows, tokens, heads, startPos, table, direction);
+}
+
+/** ropeRotate's loop: the fallback, and the tests' reference for the SIMD kernel. */
+export function ropeRotateJs(x: Float32Array, offsetRows: number, tokens: number, heads: number, startPos: number, table: RopeTable, direction: 1 | -1): void {
+  table.ensure(startPos + tokens);
+  const d = table.headDim, half = table.half;
   for (let t = 0; t < tokens; t++) {
     const c0 = (startPos + t) * half;
     for (let h = 0; h < heads; h++) {

@@ -1,16 +1,16 @@
 // The WebAssembly SIMD kernels (kernels.wat) behind plain Float32Array signatures.
 //
 // A WebAssembly module can only address its own memory. The engine's large buffers come from an
-// arena inside that memory (wasm/arena.ts, through buffer-pool.ts), and when every large operand of
-// a call lies there the kernel works on them in place. Otherwise (arena full, or an operand from
-// elsewhere) the call copies its operands into a scratch region in chunks small enough to stay in
-// the core's cache (about 64K floats per operand), runs the kernel, and copies the results out.
-// Small operands (norm weights, per-row statistics) always go through the scratch region.
+// arena inside that memory (wasm/arena.ts, through buffer-pool.ts), and a kernel works on those in
+// place. Any other operand (arena full or off, norm weights, per-row statistics) goes through a
+// scratch region at the start of the memory: copied in, and out if the kernel writes it, in chunks of
+// rows small enough to stay in the core's cache (about 64K floats per operand). One mechanism,
+// SimdKernels.run, makes that choice operand by operand for every kernel.
 //
 // The memory is sized once, at instantiation: scratch (SCRATCH_BYTES) + arena (MARFT_WASM_ARENA_MB,
 // default 768; 0 turns the arena off). Untouched pages cost no resident memory. Each method returns
-// false when an operand does not fit the scratch region (a row longer than about 600K floats); the
-// callers (kernels/*.ts) then run their JavaScript loops, which are also the tests' reference.
+// false when a chunk's copies do not fit the scratch region (a row longer than about 600K floats);
+// the callers (kernels/*.ts) then run their JavaScript loops, which are also the tests' reference.
 // simdKernels() returns null when WebAssembly SIMD is unavailable or MARFT_SIMD=0 is set.
 import { KERNELS_WASM_BASE64 } from './kernels-binary.ts';
 import { WasmArena } from './arena.ts';
@@ -58,6 +58,20 @@ class Layout {
 
 const round4 = (n: number): number => Math.ceil(n / 4) * 4;
 
+/**
+ * One operand of a kernel call: `rows` rows of `width` elements from `offset` (width 0: the whole array,
+ * the same for every row, e.g. a norm's weight). A null array is an output nobody reads (scratch only).
+ */
+interface Operand {
+  array: Float32Array | Float64Array | null;
+  width: number;
+  offset?: number;
+  /** The kernel reads it (copied in when not in place). */
+  read?: boolean;
+  /** The kernel writes it (copied out when not in place). */
+  write?: boolean;
+}
+
 export class SimdKernels {
   private readonly x: Exports;
   private readonly buf: ArrayBuffer;
@@ -73,77 +87,74 @@ export class SimdKernels {
     this.arena = arenaBytes > 0 ? new WasmArena(mem, SCRATCH_BYTES, total) : null;
   }
 
-  /** Whether the scratch region holds a call's layout. */
-  private fits(L: Layout): boolean {
-    return L.bytes <= SCRATCH_BYTES;
-  }
-
-  private inPlace(...arrays: Float32Array[]): boolean {
-    if (!this.arena) return false;
-    for (const a of arrays) if (!this.arena.contains(a)) return false;
-    return true;
-  }
-
-  private blocks(...arrays: Float32Array[]): boolean {
-    if (!this.arena) return false;
-    for (const a of arrays) if (!this.arena.isBlock(a)) return false;
+  /**
+   * Runs `kernel(pointers, r0, m)` over chunks of rows [r0, r0 + m). Each operand is passed in place
+   * when it lies in the arena (with `lanes`, only a whole arena block from its start: such kernels
+   * round lengths up to a multiple of 4 elements, which stays inside the block), otherwise through the
+   * scratch region. Chunks hold at most `chunkFloats` elements of the widest copied operand, one row
+   * at least. False (nothing run) when a chunk's copies do not fit the scratch region.
+   */
+  private run(rows: number, chunkFloats: number, lanes: boolean, ops: Operand[], kernel: (ptr: number[], r0: number, m: number) => void): boolean {
+    const arena = this.arena;
+    const inPlace = ops.map((o) => o.array instanceof Float32Array && arena !== null &&
+      (lanes ? arena.isBlock(o.array) && !o.offset : arena.contains(o.array)));
+    let widest = 0;
+    ops.forEach((o, i) => { if (!inPlace[i]) widest = Math.max(widest, o.width); });
+    const rc = widest === 0 ? rows : Math.max(1, Math.min(rows, Math.floor(chunkFloats / widest)));
+    const L = new Layout();
+    const region = ops.map((o, i) => {
+      if (inPlace[i]) return -1;
+      const n = o.width === 0 ? o.array?.length ?? 0 : rc * o.width;
+      return o.array instanceof Float64Array ? L.f64(n) : L.f32(n);
+    });
+    if (L.bytes > SCRATCH_BYTES) return false;
+    const view = ops.map((o, i) => {
+      if (region[i]! < 0 || !o.array) return null;
+      const n = o.width === 0 ? o.array.length : rc * o.width;
+      return o.array instanceof Float64Array ? new Float64Array(this.buf, region[i], n) : new Float32Array(this.buf, region[i], n);
+    });
+    ops.forEach((o, i) => { if (o.width === 0 && o.read && view[i]) view[i]!.set(o.array!); });
+    const ptr = new Array<number>(ops.length);
+    for (let r0 = 0; r0 < rows; r0 += rc) {
+      const m = Math.min(rc, rows - r0);
+      ops.forEach((o, i) => {
+        const from = (o.offset ?? 0) + (o.width === 0 ? 0 : r0 * o.width);
+        if (inPlace[i]) ptr[i] = o.array!.byteOffset + from * o.array!.BYTES_PER_ELEMENT;
+        else {
+          ptr[i] = region[i]!;
+          if (o.width > 0 && o.read && view[i]) view[i]!.set(o.array!.subarray(from, from + m * o.width));
+        }
+      });
+      kernel(ptr, r0, m);
+      ops.forEach((o, i) => {
+        if (inPlace[i] || o.width === 0 || !o.write || !view[i]) return;
+        o.array!.set(view[i]!.subarray(0, m * o.width), (o.offset ?? 0) + r0 * o.width);
+      });
+    }
+    ops.forEach((o, i) => { if (o.width === 0 && o.write && view[i]) o.array!.set(view[i]!); });
     return true;
   }
 
   /** out[i] = e^x[i] through the kernels' exp (tests measure its accuracy). */
   exp(x: Float32Array): Float32Array {
-    const L = new Layout();
-    const px = L.f32(x.length), po = L.f32(x.length);
-    if (!this.fits(L)) throw new Error(`SimdKernels.exp: at most ${SCRATCH_BYTES / 8} floats`);
-    new Float32Array(this.buf, px, x.length).set(x);
-    this.x.exp_f32(px, po, round4(x.length));
-    return new Float32Array(this.buf, po, x.length).slice();
+    const out = new Float32Array(x.length);
+    this.run(x.length, CHUNK_FLOATS, true, [{ array: x, width: 1, read: true }, { array: out, width: 1, write: true }],
+      ([px, po], _r0, m) => this.x.exp_f32(px!, po!, round4(m)));
+    return out;
   }
 
   swigluForward(g: Float32Array, u: Float32Array, h: Float32Array, n: number, sig: Float32Array | null): boolean {
-    if (sig && n === g.length && this.blocks(g, u, h, sig)) {
-      this.x.swiglu_fwd(g.byteOffset, u.byteOffset, h.byteOffset, sig.byteOffset, round4(n));
-      return true;
-    }
-    const c = Math.min(n, CHUNK_FLOATS);
-    const L = new Layout();
-    const pg = L.f32(c), pu = L.f32(c), ph = L.f32(c), ps = L.f32(c);
-    const buf = this.buf;
-    const G = new Float32Array(buf, pg, c), U = new Float32Array(buf, pu, c);
-    const Hh = new Float32Array(buf, ph, c), S = new Float32Array(buf, ps, c);
-    for (let o = 0; o < n; o += c) {
-      const m = Math.min(c, n - o);
-      G.set(g.subarray(o, o + m));
-      U.set(u.subarray(o, o + m));
-      this.x.swiglu_fwd(pg, pu, ph, ps, round4(m));
-      h.set(m === c ? Hh : Hh.subarray(0, m), o);
-      if (sig) sig.set(m === c ? S : S.subarray(0, m), o);
-    }
-    return true;
+    return this.run(n, CHUNK_FLOATS, true, [
+      { array: g, width: 1, read: true }, { array: u, width: 1, read: true },
+      { array: h, width: 1, write: true }, { array: sig, width: 1, write: true },
+    ], ([pg, pu, ph, ps], _r0, m) => this.x.swiglu_fwd(pg!, pu!, ph!, ps!, round4(m)));
   }
 
   swigluBackward(dh: Float32Array, g: Float32Array, u: Float32Array, sig: Float32Array, dg: Float32Array, du: Float32Array, n: number): boolean {
-    if (n === g.length && this.blocks(dh, g, u, sig, dg, du)) {
-      this.x.swiglu_bwd(dh.byteOffset, g.byteOffset, u.byteOffset, sig.byteOffset, dg.byteOffset, du.byteOffset, round4(n));
-      return true;
-    }
-    const c = Math.min(n, CHUNK_FLOATS);
-    const L = new Layout();
-    const pdh = L.f32(c), pg = L.f32(c), pu = L.f32(c), ps = L.f32(c), pdg = L.f32(c), pdu = L.f32(c);
-    const buf = this.buf;
-    const DH = new Float32Array(buf, pdh, c), G = new Float32Array(buf, pg, c), U = new Float32Array(buf, pu, c);
-    const S = new Float32Array(buf, ps, c), DG = new Float32Array(buf, pdg, c), DU = new Float32Array(buf, pdu, c);
-    for (let o = 0; o < n; o += c) {
-      const m = Math.min(c, n - o);
-      DH.set(dh.subarray(o, o + m));
-      G.set(g.subarray(o, o + m));
-      U.set(u.subarray(o, o + m));
-      S.set(sig.subarray(o, o + m));
-      this.x.swiglu_bwd(pdh, pg, pu, ps, pdg, pdu, round4(m));
-      dg.set(m === c ? DG : DG.subarray(0, m), o);
-      du.set(m === c ? DU : DU.subarray(0, m), o);
-    }
-    return true;
+    return this.run(n, CHUNK_FLOATS, true, [
+      { array: dh, width: 1, read: true }, { array: g, width: 1, read: true }, { array: u, width: 1, read: true },
+      { array: sig, width: 1, read: true }, { array: dg, width: 1, write: true }, { array: du, width: 1, write: true },
+    ], ([pdh, pg, pu, ps, pdg, pdu], _r0, m) => this.x.swiglu_bwd(pdh!, pg!, pu!, ps!, pdg!, pdu!, round4(m)));
   }
 
   /**
@@ -155,82 +166,27 @@ export class SimdKernels {
     x: Float32Array, offset: number, rows: number, cols: number, visible0: number, visibleStep: number, invT: number,
     rowMax: Float32Array, rowSum: Float64Array,
   ): boolean {
-    if (this.inPlace(x)) {
-      const L = new Layout();
-      const pm = L.f32(rows), ps = L.f64(rows);
-      if (this.fits(L)) {
-        this.x.softmax_rows(x.byteOffset + 4 * offset, rows, cols, visible0, visibleStep, invT, pm, ps);
-        rowMax.set(new Float32Array(this.buf, pm, rows));
-        rowSum.set(new Float64Array(this.buf, ps, rows));
-        return true;
-      }
-    }
-    const rc = Math.max(1, Math.min(rows, Math.floor(ROW_CHUNK_FLOATS / cols)));
-    const L = new Layout();
-    const px = L.f32(rc * cols), pm = L.f32(rc), ps = L.f64(rc);
-    if (!this.fits(L)) return false;
-    const buf = this.buf;
-    const X = new Float32Array(buf, px, rc * cols), M = new Float32Array(buf, pm, rc), S = new Float64Array(buf, ps, rc);
-    for (let r0 = 0; r0 < rows; r0 += rc) {
-      const m = Math.min(rc, rows - r0), len = m * cols, at = offset + r0 * cols;
-      X.set(x.subarray(at, at + len));
-      this.x.softmax_rows(px, m, cols, visible0 + r0 * visibleStep, visibleStep, invT, pm, ps);
-      x.set(len === X.length ? X : X.subarray(0, len), at);
-      rowMax.set(M.subarray(0, m), r0);
-      rowSum.set(S.subarray(0, m), r0);
-    }
-    return true;
+    return this.run(rows, ROW_CHUNK_FLOATS, false, [
+      { array: x, width: cols, offset, read: true, write: true },
+      { array: rowMax, width: 1, write: true }, { array: rowSum, width: 1, write: true },
+    ], ([px, pm, ps], r0, m) => this.x.softmax_rows(px!, m, cols, visible0 + r0 * visibleStep, visibleStep, invT, pm!, ps!));
   }
 
   /** dp ← p ⊙ (dp − Σ p·dp) per row over the visible entries (as softmaxRows), 0 after them; in place on dp. */
   softmaxBackwardRows(
     p: Float32Array, pOffset: number, dp: Float32Array, dpOffset: number, rows: number, cols: number, visible0: number, visibleStep: number,
   ): boolean {
-    if (this.inPlace(p, dp)) {
-      this.x.softmax_bwd_rows(p.byteOffset + 4 * pOffset, dp.byteOffset + 4 * dpOffset, rows, cols, visible0, visibleStep);
-      return true;
-    }
-    const rc = Math.max(1, Math.min(rows, Math.floor(ROW_CHUNK_FLOATS / cols)));
-    const L = new Layout();
-    const pp = L.f32(rc * cols), pd = L.f32(rc * cols);
-    if (!this.fits(L)) return false;
-    const buf = this.buf;
-    const P = new Float32Array(buf, pp, rc * cols), D = new Float32Array(buf, pd, rc * cols);
-    for (let r0 = 0; r0 < rows; r0 += rc) {
-      const m = Math.min(rc, rows - r0), len = m * cols;
-      P.set(p.subarray(pOffset + r0 * cols, pOffset + r0 * cols + len));
-      D.set(dp.subarray(dpOffset + r0 * cols, dpOffset + r0 * cols + len));
-      this.x.softmax_bwd_rows(pp, pd, m, cols, visible0 + r0 * visibleStep, visibleStep);
-      dp.set(len === D.length ? D : D.subarray(0, len), dpOffset + r0 * cols);
-    }
-    return true;
+    return this.run(rows, ROW_CHUNK_FLOATS, false, [
+      { array: p, width: cols, offset: pOffset, read: true },
+      { array: dp, width: cols, offset: dpOffset, read: true, write: true },
+    ], ([pp, pd], r0, m) => this.x.softmax_bwd_rows(pp!, pd!, m, cols, visible0 + r0 * visibleStep, visibleStep));
   }
 
   /** x[r, :] ·= coef[r], x [rows, cols]. */
   scaleRows(x: Float32Array, rows: number, cols: number, coef: Float32Array): boolean {
-    if (this.inPlace(x)) {
-      const L = new Layout();
-      const pc = L.f32(rows);
-      if (this.fits(L)) {
-        new Float32Array(this.buf, pc, rows).set(coef.subarray(0, rows));
-        this.x.scale_rows(x.byteOffset, rows, cols, pc);
-        return true;
-      }
-    }
-    const rc = Math.max(1, Math.min(rows, Math.floor(ROW_CHUNK_FLOATS / cols)));
-    const L = new Layout();
-    const px = L.f32(rc * cols), pc = L.f32(rc);
-    if (!this.fits(L)) return false;
-    const buf = this.buf;
-    const X = new Float32Array(buf, px, rc * cols), C = new Float32Array(buf, pc, rc);
-    for (let r0 = 0; r0 < rows; r0 += rc) {
-      const m = Math.min(rc, rows - r0), len = m * cols;
-      X.set(x.subarray(r0 * cols, r0 * cols + len));
-      C.set(coef.subarray(r0, r0 + m));
-      this.x.scale_rows(px, m, cols, pc);
-      x.set(len === X.length ? X : X.subarray(0, len), r0 * cols);
-    }
-    return true;
+    return this.run(rows, ROW_CHUNK_FLOATS, false, [
+      { array: x, width: cols, read: true, write: true }, { array: coef, width: 1, read: true },
+    ], ([px, pc], _r0, m) => this.x.scale_rows(px!, m, cols, pc!));
   }
 
   /**
@@ -298,85 +254,33 @@ export class SimdKernels {
 
   /**
    * RoPE in place on rows [row0, row0 + tokens) of x [rows, heads, 2·half], whose positions' table rows
-   * are cos/sin [tokens, half] (direction −1 rotates back). Only in place (x in the arena) and for half a
-   * multiple of 4; false otherwise.
+   * are cos/sin [tokens, half] (direction −1 rotates back). half a multiple of 4; false otherwise.
    */
   ropeRows(x: Float32Array, row0: number, tokens: number, heads: number, half: number, cos: Float32Array, sin: Float32Array, direction: 1 | -1): boolean {
-    if (half % 4 !== 0 || !this.inPlace(x)) return false;
-    const L = new Layout();
-    const pc = L.f32(tokens * half), ps = L.f32(tokens * half);
-    if (!this.fits(L)) return false;
-    new Float32Array(this.buf, pc, tokens * half).set(cos.subarray(0, tokens * half));
-    new Float32Array(this.buf, ps, tokens * half).set(sin.subarray(0, tokens * half));
-    this.x.rope_rows(x.byteOffset + 4 * row0 * heads * 2 * half, tokens, heads, half, pc, ps, direction);
-    return true;
+    if (half % 4 !== 0) return false;
+    const width = heads * 2 * half;
+    return this.run(tokens, ROW_CHUNK_FLOATS, false, [
+      { array: x, width, offset: row0 * width, read: true, write: true },
+      { array: cos, width: half, read: true }, { array: sin, width: half, read: true },
+    ], ([px, pc, ps], _r0, m) => this.x.rope_rows(px!, m, heads, half, pc!, ps!, direction));
   }
 
   rmsnormForward(x: Float32Array, w: Float32Array, y: Float32Array, rstd: Float32Array | null, rows: number, dim: number, eps: number): boolean {
-    if (this.inPlace(x, y)) {
-      const L = new Layout();
-      const pw = L.f32(dim), pr = L.f32(rows);
-      if (this.fits(L)) {
-        new Float32Array(this.buf, pw, dim).set(w);
-        this.x.rmsnorm_fwd(x.byteOffset, pw, y.byteOffset, pr, rows, dim, eps);
-        if (rstd) rstd.set(new Float32Array(this.buf, pr, rows));
-        return true;
-      }
-    }
-    const rc = Math.max(1, Math.min(rows, Math.floor(ROW_CHUNK_FLOATS / dim)));
-    const L = new Layout();
-    const px = L.f32(rc * dim), pw = L.f32(dim), py = L.f32(rc * dim), pr = L.f32(rc);
-    if (!this.fits(L)) return false;
-    const buf = this.buf;
-    const X = new Float32Array(buf, px, rc * dim), Y = new Float32Array(buf, py, rc * dim), R = new Float32Array(buf, pr, rc);
-    new Float32Array(buf, pw, dim).set(w);
-    for (let r0 = 0; r0 < rows; r0 += rc) {
-      const m = Math.min(rc, rows - r0), len = m * dim;
-      X.set(x.subarray(r0 * dim, r0 * dim + len));
-      this.x.rmsnorm_fwd(px, pw, py, pr, m, dim, eps);
-      y.set(len === Y.length ? Y : Y.subarray(0, len), r0 * dim);
-      if (rstd) rstd.set(R.subarray(0, m), r0);
-    }
-    return true;
+    return this.run(rows, ROW_CHUNK_FLOATS, false, [
+      { array: x, width: dim, read: true }, { array: w, width: 0, read: true },
+      { array: y, width: dim, write: true }, { array: rstd, width: 1, write: true },
+    ], ([px, pw, py, pr], _r0, m) => this.x.rmsnorm_fwd(px!, pw!, py!, pr!, m, dim, eps));
   }
 
   rmsnormBackward(
     dy: Float32Array, x: Float32Array, w: Float32Array, rstd: Float32Array, dx: Float32Array | null, dw: Float32Array | null,
     rows: number, dim: number, accumulate: boolean,
   ): boolean {
-    if (dx && this.inPlace(dy, x, dx)) {
-      const L = new Layout();
-      const pw = L.f32(dim), pr = L.f32(rows), pdw = L.f32(dim);
-      if (this.fits(L)) {
-        const buf = this.buf;
-        new Float32Array(buf, pw, dim).set(w);
-        new Float32Array(buf, pr, rows).set(rstd.subarray(0, rows));
-        if (dw) new Float32Array(buf, pdw, dim).set(dw);
-        this.x.rmsnorm_bwd(dy.byteOffset, x.byteOffset, pw, pr, dx.byteOffset, pdw, rows, dim, accumulate ? 1 : 0, dw ? 1 : 0);
-        if (dw) dw.set(new Float32Array(buf, pdw, dim));
-        return true;
-      }
-    }
-    const rc = Math.max(1, Math.min(rows, Math.floor(ROW_CHUNK_FLOATS / dim)));
-    const L = new Layout();
-    const pdy = L.f32(rc * dim), px = L.f32(rc * dim), pw = L.f32(dim), pr = L.f32(rc), pdx = L.f32(rc * dim), pdw = L.f32(dim);
-    if (!this.fits(L)) return false;
-    const buf = this.buf;
-    const DY = new Float32Array(buf, pdy, rc * dim), X = new Float32Array(buf, px, rc * dim), R = new Float32Array(buf, pr, rc);
-    const DX = new Float32Array(buf, pdx, rc * dim), DW = new Float32Array(buf, pdw, dim);
-    new Float32Array(buf, pw, dim).set(w);
-    if (dw) DW.set(dw);
-    for (let r0 = 0; r0 < rows; r0 += rc) {
-      const m = Math.min(rc, rows - r0), len = m * dim;
-      DY.set(dy.subarray(r0 * dim, r0 * dim + len));
-      X.set(x.subarray(r0 * dim, r0 * dim + len));
-      R.set(rstd.subarray(r0, r0 + m));
-      if (dx && accumulate) DX.set(dx.subarray(r0 * dim, r0 * dim + len));
-      this.x.rmsnorm_bwd(pdy, px, pw, pr, pdx, pdw, m, dim, accumulate ? 1 : 0, dw ? 1 : 0);
-      if (dx) dx.set(len === DX.length ? DX : DX.subarray(0, len), r0 * dim);
-    }
-    if (dw) dw.set(DW);
-    return true;
+    return this.run(rows, ROW_CHUNK_FLOATS, false, [
+      { array: dy, width: dim, read: true }, { array: x, width: dim, read: true }, { array: w, width: 0, read: true },
+      { array: rstd, width: 1, read: true }, { array: dx, width: dim, read: accumulate, write: true },
+      { array: dw, width: 0, read: true, write: true },
+    ], ([pdy, px, pw, pr, pdx, pdw], _r0, m) => this.x.rmsnorm_bwd(pdy!, px!, pw!, pr!, pdx!, pdw!, m, dim, accumulate ? 1 : 0, dw ? 1 : 0));
   }
 }
 
