@@ -26,10 +26,11 @@ export class WasmArena {
   private next: number;
   private readonly free = new Map<number, number[]>();
   private readonly freeOffsets = new Set<number>();
-  /** Start offset → class bytes of every block handed out and not yet returned. */
-  private readonly live = new Map<number, number>();
-  /** Start offset → the view handed out for it (weakly: dropping the view must let it be collected). */
-  private readonly views = new Map<number, WeakRef<Float32Array>>();
+  /**
+   * Start offset → class bytes and view of every block handed out and not yet returned (the view
+   * weakly: dropping it must let it be collected).
+   */
+  private readonly live = new Map<number, { bytes: number; view: WeakRef<Float32Array> }>();
   private readonly registry = new FinalizationRegistry<number>((offset) => this.reclaim(offset));
 
   constructor(private readonly memory: WebAssembly.Memory, start: number, private readonly end: number) {
@@ -56,8 +57,7 @@ export class WasmArena {
       this.next += bytes;
     } else this.freeOffsets.delete(offset);
     const view = new Float32Array(this.memory.buffer, offset, n);
-    this.live.set(offset, bytes);
-    this.views.set(offset, new WeakRef(view));
+    this.live.set(offset, { bytes, view: new WeakRef(view) });
     this.registry.register(view, offset, view);
     return view;
   }
@@ -82,7 +82,7 @@ export class WasmArena {
    * four-lane kernels may process the rounded length.
    */
   isBlock(b: Float32Array): boolean {
-    return b.buffer === this.memory.buffer && this.views.get(b.byteOffset)?.deref() === b;
+    return b.buffer === this.memory.buffer && this.live.get(b.byteOffset)?.view.deref() === b;
   }
 
   /** Returns b's block to its free list. False when b is not a view handed out by take; throws when released twice. */
@@ -96,10 +96,9 @@ export class WasmArena {
   }
 
   private reclaim(offset: number): void {
-    const bytes = this.live.get(offset);
+    const bytes = this.live.get(offset)?.bytes;
     if (bytes === undefined) return;
     this.live.delete(offset);
-    this.views.delete(offset);
     this.freeOffsets.add(offset);
     const list = this.free.get(bytes);
     if (list) list.push(offset);
@@ -109,7 +108,7 @@ export class WasmArena {
   /** Bytes handed out and not returned, and bytes ever carved from the arena (reports and tests). */
   usage(): { liveBytes: number; carvedBytes: number; capacityBytes: number } {
     let liveBytes = 0;
-    for (const b of this.live.values()) liveBytes += b;
+    for (const { bytes } of this.live.values()) liveBytes += bytes;
     return { liveBytes, carvedBytes: this.next, capacityBytes: this.end };
   }
 }
