@@ -35,8 +35,8 @@ interface Graph {
 
 export class EmbeddedEngine implements Engine {
   readonly model: DecoderModel;
-  protected adapters = new Map<string, LoraAdapter>();
-  protected critics = new Map<string, Critic>();
+  protected adapters = new Registry<LoraAdapter>('adapter');
+  protected critics = new Registry<Critic>('critic');
   private baseTrainable = false;
   private graphs = new Map<number, Graph>();
   private nextGraphId = 1;
@@ -54,15 +54,12 @@ export class EmbeddedEngine implements Engine {
 
   /** Registers an adapter (replacing one of the same name and its optimiser state). */
   putAdapter(name: string, adapter: LoraAdapter): void {
-    if (!name) throw new Error('adapter name must not be empty');
-    this.adapters.set(name, adapter);
+    this.adapters.put(name, adapter);
     this.optim.delete(`adapter:${name}`);
   }
 
   getAdapter(name: string): LoraAdapter {
-    const a = this.adapters.get(name);
-    if (!a) throw new Error(`no adapter named '${name}' (have: ${[...this.adapters.keys()].join(', ') || 'none'})`);
-    return a;
+    return this.adapters.get(name);
   }
 
   async loadAdapter(name: string, dir: string): Promise<void> {
@@ -74,13 +71,12 @@ export class EmbeddedEngine implements Engine {
   }
 
   async deleteAdapter(name: string): Promise<void> {
-    this.getAdapter(name);
     this.adapters.delete(name);
     this.optim.delete(`adapter:${name}`);
   }
 
   listAdapters(): string[] {
-    return [...this.adapters.keys()];
+    return this.adapters.names();
   }
 
   async createCritic(name: string, spec: ValueHeadSpec, seed: number): Promise<void> {
@@ -88,15 +84,12 @@ export class EmbeddedEngine implements Engine {
   }
 
   putCritic(name: string, critic: Critic): void {
-    if (!name) throw new Error('critic name must not be empty');
-    this.critics.set(name, critic);
+    this.critics.put(name, critic);
     this.optim.delete(`critic:${name}`);
   }
 
   getCritic(name: string): Critic {
-    const c = this.critics.get(name);
-    if (!c) throw new Error(`no critic named '${name}' (have: ${[...this.critics.keys()].join(', ') || 'none'})`);
-    return c;
+    return this.critics.get(name);
   }
 
   async loadCritic(name: string, dir: string): Promise<void> {
@@ -243,4 +236,36 @@ function allRowsInOrder(packed: PackedBatch): boolean {
   if (rows.length !== packed.tokens.length) return false;
   for (let i = 0; i < rows.length; i++) if (rows[i] !== i) return false;
   return true;
+}
+
+/** Named objects of one kind (adapters, critics), with the errors a caller sees for bad names. */
+class Registry<T> {
+  private readonly items = new Map<string, T>();
+  constructor(private readonly kind: string) {}
+
+  /** Adds or replaces. */
+  put(name: string, item: T): void {
+    if (!name) throw new Error(`${this.kind} name must not be empty`);
+    this.items.set(name, item);
+  }
+
+  get(name: string): T {
+    const item = this.items.get(name);
+    if (item === undefined) throw new Error(`no ${this.kind} named '${name}' (have: ${this.names().join(', ') || 'none'})`);
+    return item;
+  }
+
+  /** Removes an existing item (an unknown name is the same error as get's). */
+  delete(name: string): void {
+    this.get(name);
+    this.items.delete(name);
+  }
+
+  names(): string[] {
+    return [...this.items.keys()];
+  }
+
+  clear(): void {
+    this.items.clear();
+  }
 }
