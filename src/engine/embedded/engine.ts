@@ -174,7 +174,7 @@ export class EmbeddedEngine implements Engine {
     }
     if (!dSel || !(trainBase || trainLora)) return;
     let dHidden = dSel;
-    if (!allRowsInOrder(g.packed)) {
+    if (g.sel !== g.pass.hidden) { // the forward gathered the scored rows
       dHidden = new Float32Array(N * H);
       scatterAddRows(dSel, g.packed.rows, H, dHidden);
     }
