@@ -99,6 +99,24 @@ test('gradient accumulation over micro-batches equals one backward over the whol
   await assert.rejects(whole.backward(f.handle!, { dLogprobs: grads }), /consumed/);
 });
 
+test('scoring from later tokens (rows gathered and scattered) gives the gradients of scoring every token with zero weight on the prompt', async () => {
+  // scoreFrom 1 for every request takes the path where the lm-head reads the hidden state in place;
+  // scoreFrom 3 gathers the scored rows in the forward and scatters their gradient in the backward.
+  const tokens = [[1, 2, 3, 4, 5, 6, 7], [8, 9, 10, 11, 12]];
+  const weights = tokens.map((t) => Float32Array.from({ length: t.length - 3 }, (_, k) => Math.sin(k + t.length)));
+  const gradsOf = async (scoreFrom: number): Promise<number[]> => {
+    const e = engine(6);
+    e.setBaseTrainable(true);
+    const f = await e.forward({ kind: 'base' }, tokens.map((t) => ({ tokens: t, scoreFrom })), { retainGraph: true });
+    const dLogprobs = weights.map((w) => (scoreFrom === 1 ? Float32Array.from([0, 0, ...w]) : w));
+    await e.backward(f.handle!, { dLogprobs });
+    return namedParams(e.model.weights).flatMap(([, p]) => [...(p.grad ?? [])]);
+  };
+  const all = await gradsOf(1), later = await gradsOf(3);
+  assert.ok(all.some((x) => Math.abs(x) > 1e-4));
+  assert.ok(maxAbsDiff([all], [later]) < 1e-6, `gradients differ by ${maxAbsDiff([all], [later])}`);
+});
+
 async function trainSteps(e: Engine, steps: number): Promise<number[]> {
   const batch = [[1, 2, 3, 4, 5, 6, 7, 8], [2, 3, 4, 5, 6, 7, 8, 9]].map((tokens) => ({ tokens, scoreFrom: 1 }));
   const losses: number[] = [];
