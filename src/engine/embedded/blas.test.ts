@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { sgemm, sgemmPortable, sgemmSimd, blasInfo, SMALL_PRODUCT_MNK } from './blas.ts';
+import { sgemm, sgemmPortable, sgemmSimd, blasInfo, blasThreadsNow, withOneBlasThread, SMALL_PRODUCT_MNK } from './blas.ts';
 
 /** Deterministic values in [-1, 1) (a small LCG; the test must not depend on Math.random). */
 function filled(n: number, seed: number): Float32Array {
@@ -117,4 +117,14 @@ test('a missing BLAS prints the one-line notice once and still computes', () => 
   const lines = r.stderr.trim().split('\n');
   assert.equal(lines.length, 1);
   assert.match(lines[0], /^marft: no BLAS found \(tried \/nonexistent\/libnothing\.so\); using the portable matrix kernel/);
+});
+
+test('withOneBlasThread runs its function on one OpenBLAS thread and restores the configured count, also after a throw', () => {
+  const configured = blasInfo().threads;
+  if (blasThreadsNow() === null || configured < 2) return; // one core, or a library without the thread calls
+  assert.equal(blasThreadsNow(), configured);
+  assert.equal(withOneBlasThread(() => blasThreadsNow()), 1);
+  assert.equal(blasThreadsNow(), configured);
+  assert.throws(() => withOneBlasThread(() => { throw new Error('inside'); }), /inside/);
+  assert.equal(blasThreadsNow(), configured);
 });

@@ -55,6 +55,8 @@ interface Backend {
   native: NativeSgemm | null;
   /** openblas_set_num_threads, when the library has it. */
   setThreads: ((n: number) => void) | null;
+  /** openblas_get_num_threads, when the library has it. */
+  getThreads: (() => number) | null;
 }
 
 let backend: Backend | null = null;
@@ -75,7 +77,7 @@ function candidateLibraries(): { path: string; kind: BlasBackend }[] {
 
 function loadBackend(): Backend {
   if ((process.env.MARFT_BLAS ?? '').toLowerCase() === 'portable') {
-    return { info: { backend: 'portable', threads: 1 }, native: null, setThreads: null };
+    return { info: { backend: 'portable', threads: 1 }, native: null, setThreads: null, getThreads: null };
   }
   let koffi: typeof import('koffi');
   try {
@@ -101,17 +103,19 @@ function loadBackend(): Backend {
       tried.push(`${cand.path} (no cblas_sgemm)`);
       continue;
     }
-    const { threads, setThreads } = configureThreads(lib, cand.kind);
+    const { threads, setThreads, getThreads } = configureThreads(lib, cand.kind);
     const kind: BlasBackend = cand.kind === 'accelerate' ? 'accelerate' : 'openblas';
-    return { info: { backend: kind, threads, library: cand.path }, native, setThreads };
+    return { info: { backend: kind, threads, library: cand.path }, native, setThreads, getThreads };
   }
   return portableWithNotice(`tried ${tried.join(', ')}`);
 }
 
 /** Sets OpenBLAS's thread count (all cores unless OPENBLAS_NUM_THREADS says otherwise) and reports it. */
-function configureThreads(lib: { func(def: string): unknown }, kind: BlasBackend): { threads: number; setThreads: ((n: number) => void) | null } {
+function configureThreads(
+  lib: { func(def: string): unknown }, kind: BlasBackend,
+): { threads: number; setThreads: ((n: number) => void) | null; getThreads: (() => number) | null } {
   const cores = availableParallelism();
-  if (kind === 'accelerate') return { threads: cores, setThreads: null };
+  if (kind === 'accelerate') return { threads: cores, setThreads: null, getThreads: null };
   let get: (() => number) | null = null;
   let set: ((n: number) => void) | null = null;
   try { get = lib.func('int openblas_get_num_threads()') as () => number; } catch { get = null; }
@@ -119,7 +123,7 @@ function configureThreads(lib: { func(def: string): unknown }, kind: BlasBackend
   const requested = Number.parseInt(process.env.OPENBLAS_NUM_THREADS ?? process.env.OMP_NUM_THREADS ?? '', 10);
   const wanted = Number.isFinite(requested) && requested > 0 ? requested : cores;
   if (set) set(wanted);
-  return { threads: get ? get() : wanted, setThreads: set };
+  return { threads: get ? get() : wanted, setThreads: set, getThreads: get };
 }
 
 function portableWithNotice(why: string): Backend {
@@ -129,7 +133,7 @@ function portableWithNotice(why: string): Backend {
   process.stderr.write(
     `marft: no BLAS found (${why}); using the portable matrix kernel, expect ${slower} slower training. Install libopenblas0-pthread (scripts/setup.sh).\n`,
   );
-  return { info: { backend: 'portable', threads: 1 }, native: null, setThreads: null };
+  return { info: { backend: 'portable', threads: 1 }, native: null, setThreads: null, getThreads: null };
 }
 
 function getBackend(): Backend {
@@ -157,6 +161,12 @@ export function withOneBlasThread<T>(fn: () => T): T {
   } finally {
     b.setThreads(b.info.threads);
   }
+}
+
+/** The thread count OpenBLAS uses right now (blasInfo().threads is the configured one); null when it cannot say. */
+export function blasThreadsNow(): number | null {
+  const get = getBackend().getThreads;
+  return get ? get() : null;
 }
 
 /** Row-major cblas_sgemm; see the file header. */
