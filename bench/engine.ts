@@ -6,7 +6,8 @@
 //   sample  32 prompts × 128 new tokens with a KV cache (transformers' generate on the PyTorch side)
 // Prints a table, then the last line as JSON: {"ours_ms","torch_ms","ratio",...} for the full step.
 // Options: --iters N (default 7, medians reported), --no-torch, --no-sample, --settle-ms N (idle time
-// before each timed call, default 300; see settle below).
+// before each timed call, default 300; see settle below), --warmup N (untimed calls per case and side
+// first, default 3).
 // --qwen-0.5b instead measures, on our side only, one LoRA training step (4 × 256 tokens) and sampling
 // (prefill of 4 × 32 tokens + 1 token, then 16 tokens) of a model with Qwen2.5-0.5B's shape and random
 // weights, with the peak resident memory.
@@ -31,6 +32,10 @@ const withSample = !argv.includes('--no-sample');
 // against the other's spinning threads.
 const settleMs = argv.includes('--settle-ms') ? Number(argv[argv.indexOf('--settle-ms') + 1]) : 300;
 const settle = (): Promise<void> => new Promise((r) => setTimeout(r, settleMs));
+// Untimed calls of each case on both sides before the timed ones. Ours needs a few: V8 is still
+// optimising the JavaScript and tiering up the WebAssembly during the first steps (the first two
+// full steps measured 239 and 229 ms, the next ten 199-222 ms).
+const warmup = argv.includes('--warmup') ? Number(argv[argv.indexOf('--warmup') + 1]) : 3;
 
 const cfg: ModelConfig = {
   architecture: 'llama', vocabSize: 2048, hiddenSize: 256, intermediateSize: 1024, numHiddenLayers: 4, numAttentionHeads: 4,
@@ -122,8 +127,10 @@ async function main(): Promise<void> {
     const t = { ours: [] as number[], torch: [] as number[] };
     times.set(name, t);
     const n = name === 'sample' ? Math.max(2, Math.ceil(iters / 3)) : iters;
-    await ours(); // warm-up
-    if (torch) await torch.run(cmd);
+    for (let w = 0; w < warmup; w++) {
+      await ours();
+      if (torch) await torch.run(cmd);
+    }
     for (let i = 0; i < n; i++) {
       await settle();
       t.ours.push(await ours());
@@ -156,7 +163,7 @@ async function main(): Promise<void> {
     gflop: round(gflop, 2), ours_gflops: round(oursGflops), fraction_of_peak: round(oursGflops / PEAK_GFLOPS, 3),
     lora_ours_ms: round(rows['lora_ours_ms']!), lora_torch_ms: rows['lora_torch_ms'] == null ? null : round(rows['lora_torch_ms']),
     sample_ours_ms: rows['sample_ours_ms'] == null ? null : round(rows['sample_ours_ms']), sample_torch_ms: rows['sample_torch_ms'] == null ? null : round(rows['sample_torch_ms']),
-    blas: info.backend, blas_threads: info.threads, iters, settle_ms: settleMs,
+    blas: info.backend, blas_threads: info.threads, iters, warmup, settle_ms: settleMs,
   }));
 }
 
