@@ -20,6 +20,7 @@ import { createEngine } from '../src/engine/index.ts';
 import type { Engine, ModelConfig, ScoreRequest } from '../src/engine/types.ts';
 import { ALL_LINEAR_MODULES } from '../src/engine/types.ts';
 import { blasInfo } from '../src/engine/embedded/blas.ts';
+import { threadCount, workersReady } from '../src/engine/embedded/thread-pool.ts';
 
 const repoRoot = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const argv = process.argv.slice(2);
@@ -115,7 +116,12 @@ async function main(): Promise<void> {
   await lora.createAdapter('a', { rank: 8, alpha: 16, targetModules: [...ALL_LINEAR_MODULES] }, 1);
   const torch = torchAvailable ? new TorchWorker() : null;
   const torchInfo = torch ? await torch.ready() : null;
-  console.log(`BLAS: ${info.backend} (${info.library ?? 'JavaScript'}), ${info.threads} threads; PyTorch ${torchInfo ? `${torchInfo.torch}, ${torchInfo.threads} threads` : 'skipped'}`);
+  // The engine's pool starts its workers at the first large pass: wait for them before timing.
+  await oursStep(full, { kind: 'base' });
+  for (let i = 0; i < 200 && threadCount() > 1 && !workersReady(); i++) await new Promise((r) => setTimeout(r, 50));
+  const pool = workersReady();
+  console.log(`ours: ${threadCount()} threads (${pool ? 'the engine\'s pool, OpenBLAS on one thread' : `no pool: OpenBLAS, ${blasInfo().threads} threads`}), BLAS ${info.backend} (${info.library ?? 'JavaScript'}); ` +
+    `PyTorch ${torchInfo ? `${torchInfo.torch}, ${torchInfo.threads} threads` : 'skipped'}`);
 
   const cases: [string, () => Promise<number>, string][] = [
     ['full', () => oursStep(full, { kind: 'base' }), 'full'],
@@ -163,7 +169,7 @@ async function main(): Promise<void> {
     gflop: round(gflop, 2), ours_gflops: round(oursGflops), fraction_of_peak: round(oursGflops / PEAK_GFLOPS, 3),
     lora_ours_ms: round(rows['lora_ours_ms']!), lora_torch_ms: rows['lora_torch_ms'] == null ? null : round(rows['lora_torch_ms']),
     sample_ours_ms: rows['sample_ours_ms'] == null ? null : round(rows['sample_ours_ms']), sample_torch_ms: rows['sample_torch_ms'] == null ? null : round(rows['sample_torch_ms']),
-    blas: info.backend, blas_threads: info.threads, iters, warmup, settle_ms: settleMs,
+    blas: info.backend, threads: threadCount(), pool, iters, warmup, settle_ms: settleMs,
   }));
 }
 

@@ -12,9 +12,11 @@ const outPath = `${dir}kernels-binary.ts`;
 
 export async function compileKernels() {
   const wabt = await (await import('wabt')).default();
-  const mod = wabt.parseWat('kernels.wat', readFileSync(watPath, 'utf8'), { simd: true, bulk_memory: true });
+  // threads: the memory is shared with the attention workers (its atomics are not used).
+  const features = { simd: true, bulk_memory: true, threads: true };
+  const mod = wabt.parseWat('kernels.wat', readFileSync(watPath, 'utf8'), features);
   try {
-    mod.validate();
+    mod.validate(features);
     return Buffer.from(mod.toBinary({}).buffer);
   } finally {
     mod.destroy();

@@ -8,14 +8,17 @@
 // the Float32Arrays. Typed arrays are handed to C in place (koffi passes their memory as the
 // pointer, no copy); an offset becomes a subarray view.
 //
-// One threading layer: BLAS threads only. OPENBLAS_NUM_THREADS is honoured when set; otherwise
-// OpenBLAS is told to use every core. MARFT_BLAS=portable forces the JavaScript kernel (tests use
+// One threading layer: the engine's thread pool (thread-pool.ts) splits large products across
+// threads and holds OpenBLAS at one thread meanwhile; without a pool, OpenBLAS's own threads (every
+// core, or OPENBLAS_NUM_THREADS when set) do the splitting. This file is the single-threaded kernel
+// either way; gemm.ts is the entry point that splits. MARFT_BLAS=portable forces the JavaScript kernel (tests use
 // it to compare both paths); MARFT_BLAS_LIB=/path/lib.so tries only that library;
 // MARFT_BLAS_PROFILE=1 prints time per product shape at exit.
 
 import { createRequire } from 'node:module';
 import { simdKernels } from './wasm/simd.ts';
 import { availableParallelism } from 'node:os';
+import { isMainThread } from 'node:worker_threads';
 
 export type BlasBackend = 'openblas' | 'accelerate' | 'portable';
 
@@ -110,12 +113,17 @@ function loadBackend(): Backend {
   return portableWithNotice(`tried ${tried.join(', ')}`);
 }
 
-/** Sets OpenBLAS's thread count (all cores unless OPENBLAS_NUM_THREADS says otherwise) and reports it. */
+/**
+ * Sets OpenBLAS's thread count (all cores unless OPENBLAS_NUM_THREADS says otherwise) and reports it;
+ * the thread pool lowers it to one when it starts (thread-pool.ts). Only the main thread sets it:
+ * the count is global to the process, and the pool's workers call sgemm from their own threads.
+ */
 function configureThreads(
   lib: { func(def: string): unknown }, kind: BlasBackend,
 ): { threads: number; setThreads: ((n: number) => void) | null; getThreads: (() => number) | null } {
   const cores = availableParallelism();
   if (kind === 'accelerate') return { threads: cores, setThreads: null, getThreads: null };
+  if (!isMainThread) return { threads: 1, setThreads: null, getThreads: null };
   let get: (() => number) | null = null;
   let set: ((n: number) => void) | null = null;
   try { get = lib.func('int openblas_get_num_threads()') as () => number; } catch { get = null; }
@@ -161,6 +169,17 @@ export function withOneBlasThread<T>(fn: () => T): T {
   } finally {
     b.setThreads(b.info.threads);
   }
+}
+
+/**
+ * Sets the thread count OpenBLAS uses from now on (the thread pool sets 1 while it does the threading
+ * itself, thread-pool.ts). No effect without OpenBLAS's thread controls (Accelerate, the portable kernel).
+ */
+export function setBlasThreads(n: number): void {
+  const b = getBackend();
+  if (!b.setThreads) return;
+  b.setThreads(n);
+  b.info.threads = b.getThreads ? b.getThreads() : n;
 }
 
 /** The thread count OpenBLAS uses right now (blasInfo().threads is the configured one); null when it cannot say. */

@@ -6,7 +6,8 @@
 // consumed each layer) and come out again, same length, for the next pass.
 //
 // Buffers come first from the WebAssembly arena (wasm/arena.ts), where the SIMD kernels work on
-// them without copying; when the arena is full or off, from ordinary arrays kept in the pool below.
+// them without copying; when the arena is full or off, from shared arrays (shared-memory.ts) kept in
+// the pool below. Either way the worker threads (thread-pool.ts) can use them.
 //
 // A buffer from takeBuffer has unspecified contents: every caller overwrites all of it before
 // reading (sgemm with beta = 0, the norms and element-wise kernels write every element).
@@ -17,15 +18,17 @@ const MIN_POOLED_LENGTH = 1 << 14;
 const MAX_POOLED_BYTES = 256 * 1024 * 1024;
 
 import { simdKernels } from './wasm/simd.ts';
+import { sharedFloats } from './shared-memory.ts';
 
 const free = new Map<number, Float32Array[]>();
 let pooledBytes = 0;
 
 /** A Float32Array of exactly n elements, contents unspecified (see the file header). */
 export function takeBuffer(n: number): Float32Array {
+  // Every size from the arena (small pass buffers are operands of split products too, when decoding).
+  const fromArena = simdKernels()?.arena?.take(n);
+  if (fromArena) return fromArena;
   if (n >= MIN_POOLED_LENGTH) {
-    const fromArena = simdKernels()?.arena?.take(n);
-    if (fromArena) return fromArena;
     const list = free.get(n);
     const b = list?.pop();
     if (b) {
@@ -33,7 +36,7 @@ export function takeBuffer(n: number): Float32Array {
       return b;
     }
   }
-  return new Float32Array(n);
+  return sharedFloats(n);
 }
 
 /** Hands buffers back; the caller must not use them afterwards. Nulls and small arrays are ignored. */

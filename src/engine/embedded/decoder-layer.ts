@@ -7,8 +7,10 @@ import type { LoraModule } from './lora.ts';
 import { linearBackward, linearForward, type LinearOp } from './linear.ts';
 import { rmsnormBackward, rmsnormForward } from './kernels/rmsnorm.ts';
 import { ropeBackward, ropeForward, type RopeTable } from './kernels/rope.ts';
-import { swigluBackward, swigluForward } from './kernels/swiglu.ts';
-import { attentionBackward, attentionForward, type AttentionDims } from './kernels/attention.ts';
+import { swigluBackwardRows, swigluForwardRows } from './row-jobs.ts';
+import { attentionForward, type AttentionDims } from './kernels/attention.ts';
+import { attentionPoolJob } from './attention-jobs.ts';
+import { runJob } from './thread-pool.ts';
 import type { KvCache } from './kv-cache.ts';
 import { ensureGrad } from './param.ts';
 import { releaseBuffers, takeBuffer } from './buffer-pool.ts';
@@ -93,20 +95,20 @@ export function layerForward(
   }
 
   const attn = takeBuffer(N * qDim);
-  const lse = new Float32Array(N * nH);
+  // From the pool (shared memory), not a small ordinary array: the pool's workers write it.
+  const lse = s.cache ? new Float32Array(N * nH) : takeBuffer(N * nH);
   const probs = retain && !s.cache ? keptProbsBuffer(s.seqs, nH, N * I) : null;
-  let probsOffset = 0;
   const d = dims(cfg);
   withOneBlasThread(() => {
+    const cache = s.cache;
+    if (!cache) {
+      runJob(attentionPoolJob({ kind: 'forward', dims: d, seqs: s.seqs, q, k, v, out: attn, lse, probs }));
+      return;
+    }
     for (const seq of s.seqs) {
-      if (s.cache) {
-        s.cache.write(layerIndex, seq.slot, seq.past, k, v, seq.row0, seq.len);
-        attentionForward(d, q, seq.row0, seq.len, s.cache.k[layerIndex]!, s.cache.v[layerIndex]!, s.cache.row0(seq.slot), seq.past,
-          attn, seq.row0, null, 0);
-      } else {
-        attentionForward(d, q, seq.row0, seq.len, k, v, seq.row0, 0, attn, seq.row0, lse, seq.row0 * nH, probs, probsOffset);
-        probsOffset += nH * seq.len * seq.len;
-      }
+      cache.write(layerIndex, seq.slot, seq.past, k, v, seq.row0, seq.len);
+      attentionForward(d, q, seq.row0, seq.len, cache.k[layerIndex]!, cache.v[layerIndex]!, cache.row0(seq.slot), seq.past,
+        attn, seq.row0, null, 0);
     }
   });
 
@@ -121,7 +123,7 @@ export function layerForward(
   xa.gate_proj = linearForward(op(w, lora, scale, 'gate_proj'), n2, N, g);
   xa.up_proj = linearForward(op(w, lora, scale, 'up_proj'), n2, N, u);
   const sig = retain ? takeBuffer(N * I) : null;
-  swigluForward(g, u, h, N * I, sig);
+  swigluForwardRows(g, u, h, N * I, sig);
   const out = takeBuffer(N * H);
   out.set(x2);
   xa.down_proj = linearForward(op(w, lora, scale, 'down_proj'), h, N, out, true);
@@ -143,7 +145,7 @@ function keptProbsBuffer(seqs: SeqSpan[], nHeads: number, budget: number): Float
 
 /** Returns a layer's activations (its input x included) to the buffer pool; they must not be used afterwards. */
 export function releaseLayerActs(a: LayerActs): void {
-  releaseBuffers(a.x, a.n1, a.qPre, a.kPre, a.q, a.k, a.v, a.probs, a.attn, a.x2, a.n2, a.g, a.u, a.h, a.sig);
+  releaseBuffers(a.x, a.n1, a.qPre, a.kPre, a.q, a.k, a.v, a.lse, a.probs, a.attn, a.x2, a.n2, a.g, a.u, a.h, a.sig, ...Object.values(a.xa));
 }
 
 /** Which parameter gradients this backward accumulates. */
@@ -205,7 +207,7 @@ export function layerBackward(
   // MLP branch; the residual passes dOut straight to x2.
   const { dh, dg, du, dn2, dattn, dq, dk, dv, dn1 } = ws;
   linearBackward(op(w, lora, scale, 'down_proj'), a.h, a.xa.down_proj ?? null, dOut, N, dh, false, lt);
-  swigluBackward(dh, a.g, a.u, a.sig!, dg, du, N * I);
+  swigluBackwardRows(dh, a.g, a.u, a.sig!, dg, du, N * I);
   linearBackward(op(w, lora, scale, 'gate_proj'), a.n2, a.xa.gate_proj ?? null, dg, N, dn2, false, lt);
   linearBackward(op(w, lora, scale, 'up_proj'), a.n2, a.xa.up_proj ?? null, du, N, dn2, true, lt);
   const dx2 = dxOut;
@@ -216,16 +218,13 @@ export function layerBackward(
   linearBackward(op(w, lora, scale, 'o_proj'), a.attn, a.xa.o_proj ?? null, dx2, N, dattn, false, lt);
   dk.fill(0); // accumulated over the query heads of each group
   dv.fill(0);
-  const d = dims(cfg);
-  let probsOffset = 0;
-  withOneBlasThread(() => {
-    for (const seq of s.seqs) {
-      attentionBackward(d, seq.len, seq.row0, a.q, a.k, a.v, a.lse, seq.row0 * nH, dattn, dq, dk, dv, a.probs, probsOffset);
-      probsOffset += nH * seq.len * seq.len;
-      ropeBackward(dq, seq.row0, seq.len, nH, 0, s.rope);
-      ropeBackward(dk, seq.row0, seq.len, nKv, 0, s.rope);
-    }
-  });
+  withOneBlasThread(() => runJob(attentionPoolJob({
+    kind: 'backward', dims: dims(cfg), seqs: s.seqs, q: a.q, k: a.k, v: a.v, lse: a.lse, probs: a.probs, dout: dattn, dq, dk, dv,
+  })));
+  for (const seq of s.seqs) {
+    ropeBackward(dq, seq.row0, seq.len, nH, 0, s.rope);
+    ropeBackward(dk, seq.row0, seq.len, nKv, 0, s.rope);
+  }
   let dqPre = dq, dkPre = dk;
   if (w.qNorm && w.kNorm && a.qPre && a.kPre) {
     dqPre = ws.dqPre!; dkPre = ws.dkPre!;

@@ -16,6 +16,7 @@ import { adamwStep, newAdamState, type AdamState } from './adamw.ts';
 import { readAdamState, writeAdamState } from './optimizer-state-file.ts';
 import { generate, type Decode } from './generate.ts';
 import type { Param } from './param.ts';
+import { sharedFloats } from './shared-memory.ts';
 import { loadAdapterDir, loadCriticDir, saveAdapterDir, saveBaseDir, saveCriticDir } from './engine-io.ts';
 
 export interface EmbeddedEngineOptions {
@@ -175,7 +176,7 @@ export class EmbeddedEngine implements Engine {
     if (!dSel || !(trainBase || trainLora)) return;
     let dHidden = dSel;
     if (g.sel !== g.pass.hidden) { // the forward gathered the scored rows
-      dHidden = new Float32Array(N * H);
+      dHidden = sharedFloats(N * H);
       scatterAddRows(dSel, g.packed.rows, H, dHidden);
     }
     this.model.backward(g.pass, dHidden, trainBase, trainLora);

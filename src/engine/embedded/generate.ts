@@ -8,6 +8,7 @@ import type { LoraAdapter } from './lora.ts';
 import type { SeqSpan } from './decoder-layer.ts';
 import { KvCache } from './kv-cache.ts';
 import { sgemm } from './gemm.ts';
+import { sharedFloats } from './shared-memory.ts';
 import { outputMatrix } from './weights.ts';
 import { Rng, findStopString, sampleToken } from './sampling.ts';
 
@@ -16,9 +17,9 @@ export type Decode = (ids: number[]) => string;
 /** logits [rows, vocab] of the hidden rows listed in `rows`. */
 export function logitsOfRows(model: DecoderModel, hidden: Float32Array, rows: number[]): Float32Array {
   const H = model.cfg.hiddenSize, V = model.cfg.vocabSize;
-  const sel = new Float32Array(rows.length * H);
+  const sel = sharedFloats(rows.length * H); // shared, so the product can be split (thread-pool.ts)
   rows.forEach((r, i) => sel.set(hidden.subarray(r * H, (r + 1) * H), i * H));
-  const logits = new Float32Array(rows.length * V);
+  const logits = sharedFloats(rows.length * V);
   sgemm(false, true, rows.length, V, H, 1, sel, 0, H, outputMatrix(model.weights).data, 0, H, 0, logits, 0, V);
   return logits;
 }

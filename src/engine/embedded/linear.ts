@@ -1,7 +1,10 @@
 // A linear layer over packed rows with an optional LoRA branch, and its backward.
 //   y[N, out] = x[N, in] · Wᵀ + b + s · (x Aᵀ) Bᵀ
-// The LoRA intermediate xa = x Aᵀ [N, rank] is returned so the backward does not recompute it.
+// The LoRA intermediate xa = x Aᵀ [N, rank] is returned so the backward does not recompute it; it comes
+// from the buffer pool (shared memory, so its products can be split across threads) and goes back
+// with the layer's other activations (decoder-layer.ts releaseLayerActs).
 import { sgemm } from './gemm.ts';
+import { releaseBuffers, takeBuffer } from './buffer-pool.ts';
 import type { Param } from './param.ts';
 import type { LoraModule } from './lora.ts';
 
@@ -22,7 +25,7 @@ export function linearForward(op: LinearOp, x: Float32Array, N: number, y: Float
   }
   if (!op.lora) return null;
   const rank = op.lora.A.shape[0]!;
-  const xa = new Float32Array(N * rank);
+  const xa = takeBuffer(N * rank);
   sgemm(false, true, N, rank, inF, 1, x, 0, inF, op.lora.A.data, 0, inF, 0, xa, 0, rank);
   sgemm(false, true, N, out, rank, op.scale, xa, 0, rank, op.lora.B.data, 0, rank, 1, y, 0, out);
   return xa;
@@ -57,8 +60,9 @@ export function linearBackward(
   const rank = A.shape[0]!;
   if (targets.lora) sgemm(true, false, out, rank, N, op.scale, dy, 0, out, xa, 0, rank, 1, B.grad!, 0, rank);
   if (!targets.lora && !dx) return;
-  const dxa = new Float32Array(N * rank);
+  const dxa = takeBuffer(N * rank);
   sgemm(false, false, N, rank, out, op.scale, dy, 0, out, B.data, 0, rank, 0, dxa, 0, rank);
   if (targets.lora) sgemm(true, false, rank, inF, N, 1, dxa, 0, rank, x, 0, inF, 1, A.grad!, 0, inF);
   if (dx) sgemm(false, false, N, inF, rank, 1, dxa, 0, rank, A.data, 0, inF, 1, dx, 0, inF);
+  releaseBuffers(dxa);
 }

@@ -5,6 +5,7 @@ import type { BaseWeights } from './weights.ts';
 import type { LoraAdapter } from './lora.ts';
 import { createLayerWorkspace, layerBackward, layerForward, prepareLayerGrads, releaseLayerActs, releaseLayerWorkspace, type LayerActs, type PassSetup, type SeqSpan } from './decoder-layer.ts';
 import { releaseBuffers, takeBuffer } from './buffer-pool.ts';
+import { sharedFloats } from './shared-memory.ts';
 import { rmsnormBackward, rmsnormForward } from './kernels/rmsnorm.ts';
 import { RopeTable } from './kernels/rope.ts';
 import type { KvCache } from './kv-cache.ts';
@@ -59,7 +60,7 @@ export class DecoderModel {
       else releaseLayerActs(acts);
       x = out;
     });
-    const hidden = new Float32Array(N * H);
+    const hidden = sharedFloats(N * H); // the output projection's operand: shared (thread-pool.ts)
     const rstdFinal = new Float32Array(N);
     rmsnormForward(x, this.weights.finalNorm.data, hidden, rstdFinal, N, H, cfg.rmsNormEps);
     if (!retain) releaseBuffers(x);

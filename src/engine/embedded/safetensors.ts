@@ -10,6 +10,7 @@
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, renameSync, unlinkSync, writeSync, fsyncSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { endianness } from 'node:os';
+import { sharedFloats } from './shared-memory.ts';
 
 export interface HostTensor {
   shape: number[];
@@ -139,14 +140,15 @@ function readTensorFd(fd: number, file: string, name: string, info: TensorInfo, 
   const n = numel(info.shape);
   const bytes = info.end - info.begin;
   const position = dataStart + info.begin;
+  // Shared memory from the start: the tensors become parameters (param.ts), which live there.
   if (dtype === 'F32') {
-    const out = new Float32Array(n);
+    const out = sharedFloats(n);
     readFully(fd, new Uint8Array(out.buffer), position, file, name);
     return out;
   }
   const raw = new Uint8Array(bytes);
   readFully(fd, raw, position, file, name);
-  const out = new Float32Array(n);
+  const out = sharedFloats(n);
   if (dtype === 'BF16') {
     // bfloat16 is the top half of a float32.
     const src = new Uint16Array(raw.buffer, 0, n);

@@ -5,7 +5,8 @@
 import type { ScoreRequest } from '../types.ts';
 import type { SeqSpan } from './decoder-layer.ts';
 import { sgemm } from './gemm.ts';
-import { tokenLogprobs, tokenLogprobsBackward } from './kernels/log-softmax.ts';
+import { sharedFloats, sharedInts } from './shared-memory.ts';
+import { tokenLogprobsBackwardRows, tokenLogprobsRows } from './row-jobs.ts';
 import type { Param } from './param.ts';
 import { ensureGrad } from './param.ts';
 import { releaseBuffers, takeBuffer } from './buffer-pool.ts';
@@ -39,11 +40,13 @@ export function packScoreRequests(batch: ScoreRequest[], vocabSize: number): Pac
       targets.push(req.tokens[req.scoreFrom + k]!);
     }
   });
-  return { tokens: Int32Array.from(tokens), seqs, rows: Int32Array.from(rows), targets: Int32Array.from(targets), counts };
+  const shared = sharedInts(targets.length); // the log-softmax's workers read them (row-jobs.ts)
+  shared.set(targets);
+  return { tokens: Int32Array.from(tokens), seqs, rows: Int32Array.from(rows), targets: shared, counts };
 }
 
 export function gatherRows(hidden: Float32Array, rows: Int32Array, H: number): Float32Array {
-  const out = new Float32Array(rows.length * H);
+  const out = sharedFloats(rows.length * H); // the output projection's operand: shared (thread-pool.ts)
   for (let i = 0; i < rows.length; i++) out.set(hidden.subarray(rows[i]! * H, (rows[i]! + 1) * H), i * H);
   return out;
 }
@@ -65,7 +68,7 @@ export function splitByCounts(flat: Float32Array, counts: number[]): Float32Arra
 
 export function joinByCounts(parts: Float32Array[] | undefined, counts: number[], what: string): Float32Array {
   const M = counts.reduce((a, b) => a + b, 0);
-  const flat = new Float32Array(M);
+  const flat = sharedFloats(M);
   if (!parts) throw new Error(`backward needs ${what}`);
   if (parts.length !== counts.length) throw new Error(`${what} has ${parts.length} sequences, the forward had ${counts.length}`);
   let o = 0;
@@ -89,8 +92,8 @@ export function lmHeadForward(sel: Float32Array, M: number, H: number, Wout: Par
   const V = Wout.shape[0]!;
   const logits = takeBuffer(M * V);
   sgemm(false, true, M, V, H, 1, sel, 0, H, Wout.data, 0, H, 0, logits, 0, V);
-  const logprobs = new Float32Array(M);
-  tokenLogprobs(logits, M, V, targets, temperature, logprobs);
+  const logprobs = sharedFloats(M);
+  tokenLogprobsRows(logits, M, V, targets, temperature, logprobs);
   return { sel, probs: logits, logprobs };
 }
 
@@ -103,8 +106,8 @@ export function releaseLmHeadPass(p: LmHeadPass): void {
 export function lmHeadBackward(p: LmHeadPass, M: number, H: number, Wout: Param, targets: Int32Array, temperature: number, dlp: Float32Array, trainWout: boolean): Float32Array {
   const V = Wout.shape[0]!;
   const dLogits = p.probs;
-  tokenLogprobsBackward(dLogits, M, V, targets, temperature, dlp);
-  const dSel = new Float32Array(M * H);
+  tokenLogprobsBackwardRows(dLogits, M, V, targets, temperature, dlp);
+  const dSel = sharedFloats(M * H);
   sgemm(false, false, M, H, V, 1, dLogits, 0, V, Wout.data, 0, H, 0, dSel, 0, H);
   if (trainWout) sgemm(true, false, V, H, M, 1, dLogits, 0, V, p.sel, 0, H, 1, ensureGrad(Wout), 0, H);
   releaseLmHeadPass(p);

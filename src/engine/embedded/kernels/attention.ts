@@ -16,17 +16,26 @@ export interface AttentionDims {
   headDim: number;
 }
 
-// Score scratch, from the buffer pool so that the SIMD kernels work on it in place (wasm/arena.ts);
-// kept for the life of the process and replaced by a larger pair when a longer sequence comes.
+/** Two score-sized work areas of at least `floats` elements each, owned by the calling thread. */
+export type ScoreScratch = (floats: number) => [Float32Array, Float32Array];
+
+// The main thread's score scratch, from the buffer pool so that the SIMD kernels work on it in place
+// (wasm/arena.ts); kept for the life of the process and replaced by a larger pair when a longer
+// sequence comes. An attention worker (attention-pool.ts) installs its own with useScoreScratch.
 let scratchA: Float32Array = new Float32Array(0);
 let scratchB: Float32Array = new Float32Array(0);
-function scratch(n: number): [Float32Array, Float32Array] {
+let scratch: ScoreScratch = (n) => {
   if (scratchA.length < n) {
     releaseBuffers(scratchA, scratchB);
     scratchA = takeBuffer(n);
     scratchB = takeBuffer(n);
   }
   return [scratchA, scratchB];
+};
+
+/** Replaces this thread's score scratch (attention workers: blocks the main thread lent them). */
+export function useScoreScratch(s: ScoreScratch): void {
+  scratch = s;
 }
 
 /**
@@ -34,6 +43,7 @@ function scratch(n: number): [Float32Array, Float32Array] {
  * lse_HL (optional) receives log Σ exp(scores) per head and query, laid out [nHeads, Lq] from lseOffset.
  * probs_HLL (optional, full passes only: past = 0) receives the probabilities [nHeads, Lq, Lq] from
  * probsOffset, zeros above the diagonal, for attentionBackward.
+ * Only query heads [h0, h1) are computed (the attention workers split a pass by heads).
  */
 export function attentionForward(
   dims: AttentionDims,
@@ -41,7 +51,7 @@ export function attentionForward(
   k: Float32Array, v: Float32Array, kRow0: number, past: number,
   out: Float32Array, outRow0: number,
   lse_HL: Float32Array | null, lseOffset: number,
-  probs_HLL: Float32Array | null = null, probsOffset = 0,
+  probs_HLL: Float32Array | null = null, probsOffset = 0, h0 = 0, h1 = dims.nHeads,
 ): void {
   const { nHeads, nKvHeads, headDim } = dims;
   const qStride = nHeads * headDim, kvStride = nKvHeads * headDim;
@@ -50,16 +60,16 @@ export function attentionForward(
   const scale = 1 / Math.sqrt(headDim);
   if (probs_HLL && past !== 0) throw new Error('attentionForward: probabilities are kept only for full passes (past = 0)');
   const [scratchS] = scratch(Lq * ctx);
-  if (Lq === 1 && nKvHeads === nHeads && nHeads > 1 && nHeads * ctx * headDim > SMALL_ATTENTION_MACS) {
+  if (Lq === 1 && h0 === 0 && h1 === nHeads && nKvHeads === nHeads && nHeads > 1 && nHeads * ctx * headDim > SMALL_ATTENTION_MACS) {
     attentionDecodeAllHeads(dims, q, qRow0, k, v, kRow0, ctx, out, outRow0, lse_HL, lseOffset);
     return;
   }
   if (Lq * ctx * headDim <= SMALL_ATTENTION_MACS) {
-    attentionForwardLoops(dims, q, qRow0, Lq, k, v, kRow0, past, out, outRow0, lse_HL, lseOffset, scratchS, probs_HLL, probsOffset);
+    attentionForwardLoops(dims, q, qRow0, Lq, k, v, kRow0, past, out, outRow0, lse_HL, lseOffset, scratchS, probs_HLL, probsOffset, h0, h1);
     return;
   }
   const blocks = causalBlocks(Lq);
-  for (let h = 0; h < nHeads; h++) {
+  for (let h = h0; h < h1; h++) {
     const g = Math.floor(h / group);
     // Scores, then probabilities, in place: in the kept-probabilities buffer when there is one.
     const S = probs_HLL ? probs_HLL.subarray(probsOffset + h * Lq * ctx, probsOffset + (h + 1) * Lq * ctx) : scratchS;
@@ -136,7 +146,7 @@ const SMALL_ATTENTION_MACS = 4096;
 function attentionForwardLoops(
   dims: AttentionDims, q: Float32Array, qRow0: number, Lq: number, k: Float32Array, v: Float32Array, kRow0: number, past: number,
   out: Float32Array, outRow0: number, lse_HL: Float32Array | null, lseOffset: number, S: Float32Array,
-  probs_HLL: Float32Array | null, probsOffset: number,
+  probs_HLL: Float32Array | null, probsOffset: number, h0: number, h1: number,
 ): void {
   const { nHeads, nKvHeads, headDim } = dims;
   const qStride = nHeads * headDim, kvStride = nKvHeads * headDim;
@@ -144,7 +154,7 @@ function attentionForwardLoops(
   const scale = 1 / Math.sqrt(headDim);
   for (let i = 0; i < Lq; i++) {
     const visible = past + i + 1;
-    for (let h = 0; h < nHeads; h++) {
+    for (let h = h0; h < h1; h++) {
       const g = Math.floor(h / group);
       const qo = (qRow0 + i) * qStride + h * headDim;
       let max = -Infinity;
@@ -184,12 +194,14 @@ function attentionForwardLoops(
  * Backward of a full causal pass (past = 0, T tokens at row0 of every buffer).
  * dq rows are overwritten; dk and dv rows are accumulated into (zero them first).
  * probs_HLL: the probabilities kept by attentionForward (from probsOffset), or null to recompute them from lse.
+ * Only query heads [h0, h1) are processed; for grouped-query attention a range should cover whole
+ * groups when ranges run concurrently (the heads of a group accumulate into the same dk and dv).
  */
 export function attentionBackward(
   dims: AttentionDims, T: number, row0: number,
   q: Float32Array, k: Float32Array, v: Float32Array, lse_HL: Float32Array, lseOffset: number,
   dout: Float32Array, dq: Float32Array, dk: Float32Array, dv: Float32Array,
-  probs_HLL: Float32Array | null = null, probsOffset = 0,
+  probs_HLL: Float32Array | null = null, probsOffset = 0, h0 = 0, h1 = dims.nHeads,
 ): void {
   const { nHeads, nKvHeads, headDim } = dims;
   const qStride = nHeads * headDim, kvStride = nKvHeads * headDim;
@@ -197,7 +209,7 @@ export function attentionBackward(
   const scale = 1 / Math.sqrt(headDim);
   const [scratchP, dP] = scratch(T * T);
   const blocks = causalBlocks(T);
-  for (let h = 0; h < nHeads; h++) {
+  for (let h = h0; h < h1; h++) {
     const g = Math.floor(h / group);
     const qOff = row0 * qStride + h * headDim, kvOff = row0 * kvStride + g * headDim;
     let P = scratchP;

@@ -5,13 +5,14 @@
 ;; (SwiGLU's forward cost ~10 ns per element); these run four lanes at a time (docs/performance.md).
 ;;
 ;; Built into kernels-binary.ts by `node scripts/build-wasm.mjs` (wabt); a test rebuilds it and
-;; checks that the committed bytes are this file's. Pointers are byte offsets into the exported
-;; memory, which src/engine/embedded/wasm/simd.ts sizes once (scratch region + arena) and fills;
+;; checks that the committed bytes are this file's. Pointers are byte offsets into the imported
+;; memory, which src/engine/embedded/wasm/simd.ts creates once (scratch region + arena), shared so that
+;; the attention workers (attention-pool.ts) instantiate the same kernels over the same buffers;
 ;; counts are elements. Element-wise kernels process whole vectors (4 lanes): the caller rounds
 ;; lengths up to a multiple of 4 elements inside its regions and ignores the lanes past n. Row
 ;; kernels handle any length.
 (module
-  (memory (export "memory") 16)
+  (import "env" "memory" (memory 16 65536 shared))
 
 ;; e^x in four float32 lanes (Cephes' expf): x = n·ln2 + r, |r| ≤ ln2/2, e^r from a degree-7
   ;; polynomial, 2^n built in the exponent bits. x is clamped to [-87, 88] so 2^n stays a normal

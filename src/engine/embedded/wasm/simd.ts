@@ -7,8 +7,10 @@
 // rows small enough to stay in the core's cache (about 64K floats per operand). One mechanism,
 // SimdKernels.run, makes that choice operand by operand for every kernel.
 //
-// The memory is sized once, at instantiation: scratch (SCRATCH_BYTES) + arena (MARFT_WASM_ARENA_MB,
-// default 768; 0 turns the arena off). Untouched pages cost no resident memory. Each method returns
+// The memory is sized once, at instantiation: scratch (SIMD_SCRATCH_BYTES) + arena (MARFT_WASM_ARENA_MB,
+// default 768; 0 turns the arena off). Untouched pages cost no resident memory. It is a shared
+// memory: the attention workers (attention-pool.ts) instantiate the kernels over it in their own
+// threads (attachWorkerKernels), each with its own scratch region, a block of the main thread's arena. Each method returns
 // false when a chunk's copies do not fit the scratch region (a row longer than about 600K floats);
 // the callers (kernels/*.ts) then run their JavaScript loops, which are also the tests' reference.
 // simdKernels() returns null when WebAssembly SIMD is unavailable or MARFT_SIMD=0 is set.
@@ -16,7 +18,6 @@ import { KERNELS_WASM_BASE64 } from './kernels-binary.ts';
 import { WasmArena } from './arena.ts';
 
 interface Exports {
-  memory: WebAssembly.Memory;
   exp_f32(x: number, out: number, n: number): void;
   swiglu_fwd(g: number, u: number, h: number, sig: number, n: number): void;
   swiglu_bwd(dh: number, g: number, u: number, sig: number, dg: number, du: number, n: number): void;
@@ -33,14 +34,17 @@ interface Exports {
 const CHUNK_FLOATS = 1 << 14;
 /** Floats per operand per chunk of a row kernel (whole rows; one row at least). */
 const ROW_CHUNK_FLOATS = 1 << 15;
-/** The scratch region at the start of the memory, for copied operands. */
-const SCRATCH_BYTES = 8 << 20;
+/** A thread's scratch region for copied operands (the main thread's is at the start of the memory). */
+export const SIMD_SCRATCH_BYTES = 8 << 20;
 const PAGE = 65536;
 const DEFAULT_ARENA_MB = 768;
 
 /** Byte layout of one call's scratch operands: regions 16-byte aligned, 4-float padded. */
 class Layout {
-  private end = 0;
+  private end: number;
+  constructor(private readonly start: number) {
+    this.end = start;
+  }
   f32(n: number): number {
     const at = this.end;
     this.end += Math.ceil(n / 4) * 16;
@@ -52,7 +56,7 @@ class Layout {
     return at;
   }
   get bytes(): number {
-    return this.end;
+    return this.end - this.start;
   }
 }
 
@@ -74,40 +78,46 @@ interface Operand {
 
 export class SimdKernels {
   private readonly x: Exports;
-  private readonly buf: ArrayBuffer;
-  readonly arena: WasmArena | null;
+  /** The memory's buffer: never grown, so views into it stay valid for the life of the process. */
+  readonly buf: SharedArrayBuffer;
 
-  constructor(exports: Exports, arenaBytes: number) {
+  /**
+   * @param scratch byte offset of this thread's scratch region (SIMD_SCRATCH_BYTES long)
+   * @param arena the main thread's buffer arena; null in the workers (and when turned off)
+   */
+  constructor(exports: Exports, readonly memory: WebAssembly.Memory, private readonly scratch: number, readonly arena: WasmArena | null) {
     this.x = exports;
-    const mem = exports.memory;
-    const total = SCRATCH_BYTES + Math.ceil(arenaBytes / PAGE) * PAGE;
-    if (mem.buffer.byteLength < total) mem.grow((total - mem.buffer.byteLength) / PAGE);
-    // Never grown again: views into the memory stay valid for the life of the process.
-    this.buf = mem.buffer;
-    this.arena = arenaBytes > 0 ? new WasmArena(mem, SCRATCH_BYTES, total) : null;
+    this.buf = memory.buffer as unknown as SharedArrayBuffer;
+  }
+
+  /** Whether b lies in this memory, so that kernels (and the attention workers) can use it in place. */
+  holds(b: Float32Array | Float64Array): boolean {
+    return b.buffer === this.buf;
   }
 
   /**
    * Runs `kernel(pointers, r0, m)` over chunks of rows [r0, r0 + m). Each operand is passed in place
-   * when it lies in the arena (with `lanes`, only a whole arena block from its start: such kernels
-   * round lengths up to a multiple of 4 elements, which stays inside the block), otherwise through the
-   * scratch region. Chunks hold at most `chunkFloats` elements of the widest copied operand, one row
+   * when it lies in this memory (with `lanes`, only from its start, and only when it is a whole number
+   * of 4-element vectors or a whole arena block: such kernels round lengths up to a multiple of 4,
+   * which must stay inside it), otherwise through the scratch region. Chunks hold at most `chunkFloats` elements of the widest copied operand, one row
    * at least. False (nothing run) when a chunk's copies do not fit the scratch region.
    */
   private run(rows: number, chunkFloats: number, lanes: boolean, ops: Operand[], kernel: (ptr: number[], r0: number, m: number) => void): boolean {
     const arena = this.arena;
-    const inPlace = ops.map((o) => o.array instanceof Float32Array && arena !== null &&
-      (lanes ? arena.isBlock(o.array) && !o.offset : arena.contains(o.array)));
+    // Four-lane kernels round lengths up to whole vectors: in place only when that stays inside the
+    // array (a whole number of vectors) or inside its arena block.
+    const inPlace = ops.map((o) => o.array instanceof Float32Array && this.holds(o.array) &&
+      (!lanes || (!o.offset && (o.array.length % 4 === 0 || (arena !== null && arena.isBlock(o.array))))));
     let widest = 0;
     ops.forEach((o, i) => { if (!inPlace[i]) widest = Math.max(widest, o.width); });
     const rc = widest === 0 ? rows : Math.max(1, Math.min(rows, Math.floor(chunkFloats / widest)));
-    const L = new Layout();
+    const L = new Layout(this.scratch);
     const region = ops.map((o, i) => {
       if (inPlace[i]) return -1;
       const n = o.width === 0 ? o.array?.length ?? 0 : rc * o.width;
       return o.array instanceof Float64Array ? L.f64(n) : L.f32(n);
     });
-    if (L.bytes > SCRATCH_BYTES) return false;
+    if (L.bytes > SIMD_SCRATCH_BYTES) return false;
     const view = ops.map((o, i) => {
       if (region[i]! < 0 || !o.array) return null;
       const n = o.width === 0 ? o.array.length : rc * o.width;
@@ -204,7 +214,7 @@ export class SimdKernels {
   ): void {
     if (K <= 0 || alpha === 0) return;
     const MB = 64, NB = 256, KB = 256;
-    const L = new Layout();
+    const L = new Layout(this.scratch);
     const pa = L.f32(MB * KB), pb = L.f32(KB * NB), pc = L.f32(MB * NB);
     const buf = this.buf;
     const Ap = new Float32Array(buf, pa, MB * KB), Bp = new Float32Array(buf, pb, KB * NB), Cp = new Float32Array(buf, pc, MB * NB);
@@ -295,13 +305,21 @@ function arenaBytes(): number {
   return Math.floor(mb) * 1024 * 1024;
 }
 
+function compileKernels(): WebAssembly.Module {
+  return new WebAssembly.Module(new Uint8Array(Buffer.from(KERNELS_WASM_BASE64, 'base64')));
+}
+
+function instantiate(mod: WebAssembly.Module, memory: WebAssembly.Memory): Exports {
+  return new WebAssembly.Instance(mod, { env: { memory } }).exports as unknown as Exports;
+}
+
 /** The SIMD kernels, or null (MARFT_SIMD=0, or no WebAssembly SIMD in this runtime: one notice). */
 export function simdKernels(): SimdKernels | null {
   if (instance !== undefined) return instance;
   if (process.env.MARFT_SIMD === '0') return (instance = null);
   let mod: WebAssembly.Module;
   try {
-    mod = new WebAssembly.Module(new Uint8Array(Buffer.from(KERNELS_WASM_BASE64, 'base64')));
+    mod = compileKernels();
   } catch (e) {
     process.stderr.write(`marft: WebAssembly SIMD kernels unavailable (${(e as Error).message}); using JavaScript loops.\n`);
     return (instance = null);
@@ -311,7 +329,11 @@ export function simdKernels(): SimdKernels | null {
   const wanted = arenaBytes();
   for (let bytes = wanted; ; bytes = bytes > 16 << 20 ? Math.floor(bytes / 2 / PAGE) * PAGE : 0) {
     try {
-      instance = new SimdKernels(new WebAssembly.Instance(mod, {}).exports as unknown as Exports, bytes);
+      const total = SIMD_SCRATCH_BYTES + Math.ceil(bytes / PAGE) * PAGE;
+      // Sized once (initial = maximum) and never grown: growing would detach the views handed out.
+      const memory = new WebAssembly.Memory({ initial: total / PAGE, maximum: total / PAGE, shared: true });
+      const arena = bytes > 0 ? new WasmArena(memory, SIMD_SCRATCH_BYTES, total) : null;
+      instance = new SimdKernels(instantiate(mod, memory), memory, 0, arena);
       if (bytes < wanted) {
         process.stderr.write(`marft: could not reserve a ${Math.round(wanted / 2 ** 20)} MB WebAssembly arena; using ${Math.round(bytes / 2 ** 20)} MB (MARFT_WASM_ARENA_MB).\n`);
       }
@@ -323,4 +345,15 @@ export function simdKernels(): SimdKernels | null {
       }
     }
   }
+}
+
+/**
+ * In an attention worker thread: the kernels over the main thread's memory, with the scratch region
+ * at byte offset `scratch` (a block the main thread took from its arena for this worker). Every later
+ * simdKernels() in this thread returns them.
+ */
+export function attachWorkerKernels(memory: WebAssembly.Memory, scratch: number): SimdKernels {
+  if (instance) throw new Error('attachWorkerKernels: this thread already has its kernels');
+  instance = new SimdKernels(instantiate(compileKernels(), memory), memory, scratch, null);
+  return instance;
 }

@@ -1,0 +1,28 @@
+// Float32Arrays that the worker threads (thread-pool.ts) can read and write: their memory is a
+// SharedArrayBuffer. The engine keeps every buffer a parallel product may touch in shared memory:
+// parameters and their gradients (param.ts), checkpoint tensors as they are read (safetensors.ts),
+// the pass buffers (buffer-pool.ts: the WebAssembly arena, itself a shared memory, or these), so that
+// a product can be split across threads without copying. Shared memory behaves like ordinary
+// memory for everything else (V8 reads and writes it the same way; koffi passes its address).
+
+/** n zeros in a SharedArrayBuffer of their own. */
+export function sharedFloats(n: number): Float32Array {
+  return new Float32Array(new SharedArrayBuffer(n * 4));
+}
+
+/** n zero ints in a SharedArrayBuffer of their own (token ids a worker reads). */
+export function sharedInts(n: number): Int32Array {
+  return new Int32Array(new SharedArrayBuffer(n * 4));
+}
+
+/** A shared copy of a (so far) unshared array; a shared one is returned as it is. */
+export function toShared(a: Float32Array): Float32Array {
+  if (isShared(a)) return a;
+  const out = sharedFloats(a.length);
+  out.set(a);
+  return out;
+}
+
+export function isShared(a: Float32Array | Float64Array): boolean {
+  return a.buffer instanceof SharedArrayBuffer;
+}
