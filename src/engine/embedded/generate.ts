@@ -8,19 +8,23 @@ import type { LoraAdapter } from './lora.ts';
 import type { SeqSpan } from './decoder-layer.ts';
 import { KvCache } from './kv-cache.ts';
 import { sgemm } from './gemm.ts';
-import { sharedFloats } from './shared-memory.ts';
+import { releaseBuffers, takeBuffer } from './buffer-pool.ts';
 import { outputMatrix } from './weights.ts';
 import { Rng, findStopString, sampleToken } from './sampling.ts';
 
 export type Decode = (ids: number[]) => string;
 
-/** logits [rows, vocab] of the hidden rows listed in `rows`. */
+/**
+ * logits [rows, vocab] of the hidden rows listed in `rows`, in a buffer from the pool (shared, so the
+ * product can be split across threads) that the caller releases.
+ */
 export function logitsOfRows(model: DecoderModel, hidden: Float32Array, rows: number[]): Float32Array {
   const H = model.cfg.hiddenSize, V = model.cfg.vocabSize;
-  const sel = sharedFloats(rows.length * H); // shared, so the product can be split (thread-pool.ts)
+  const sel = takeBuffer(rows.length * H);
   rows.forEach((r, i) => sel.set(hidden.subarray(r * H, (r + 1) * H), i * H));
-  const logits = sharedFloats(rows.length * V);
+  const logits = takeBuffer(rows.length * V);
   sgemm(false, true, rows.length, V, H, 1, sel, 0, H, outputMatrix(model.weights).data, 0, H, 0, logits, 0, V);
+  releaseBuffers(sel);
   return logits;
 }
 
@@ -75,6 +79,7 @@ export function generate(
       if (length[i]! >= maxCtx) { r.stopReason = 'context_full'; return; }
       next.push(i);
     });
+    releaseBuffers(logits);
     if (next.length === 0) break;
     active = next;
     seqs = active.map((i, k) => ({ row0: k, len: 1, past: length[i]! - 1, slot: i }));

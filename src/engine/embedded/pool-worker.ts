@@ -3,6 +3,8 @@
 // buffers through its own views of the same shared memory, and allocates none of its own beyond
 // small temporaries: its SIMD scratch region and its attention score areas are lent to it.
 import { receiveMessageOnPort, workerData } from 'node:worker_threads';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { attachWorkerKernels } from './wasm/simd.ts';
 import { blasInfo } from './blas.ts';
 import { useScoreScratch } from './kernels/attention.ts';
@@ -24,6 +26,14 @@ const ctrlFloats = new Float32Array(data.control);
 const message = new Uint8Array(data.message);
 const buffers = new Map<number, SharedArrayBuffer>();
 
+// A dropped buffer's memory is freed only once this thread's garbage collector has collected its own
+// handle on it, and a worker allocates too little for its collector to run on its own: after
+// forgetting DROPPED_BYTES_GC of buffers, it collects explicitly (a 0.5B model's 600 MB logits,
+// one buffer per pass, otherwise stayed resident two at a time).
+const DROPPED_BYTES_GC = 64 << 20;
+setFlagsFromString('--expose-gc');
+const collect = runInNewContext('gc') as () => void;
+let droppedBytes = 0;
 /** Records the first failure for the calling thread, which reports it and stops the pool. */
 function fail(e: unknown): void {
   if (Atomics.compareExchange(ctrl, CTRL_FAILED, 0, 1) !== 0) return;
@@ -44,7 +54,14 @@ function drainMessages(): void {
   for (let m = receiveMessageOnPort(data.port); m; m = receiveMessageOnPort(data.port)) {
     const msg = m.message as BufferMessage;
     if ('add' in msg) buffers.set(msg.add, msg.buffer);
-    else buffers.delete(msg.drop);
+    else {
+      droppedBytes += buffers.get(msg.drop)?.byteLength ?? 0;
+      buffers.delete(msg.drop);
+    }
+  }
+  if (droppedBytes >= DROPPED_BYTES_GC) {
+    droppedBytes = 0;
+    collect();
   }
 }
 
@@ -69,11 +86,16 @@ function start(): void {
   });
 }
 
-/** Waits until the job generation moves past `seen`: a short spin, then a sleep. */
+/**
+ * Waits until the job generation moves past `seen`: a short spin, then a sleep. The calling thread
+ * also wakes a sleeping worker without a new job when it forgets buffers (thread-pool.ts), so that
+ * they are let go of at once.
+ */
 function awaitJob(seen: number): number {
   const t0 = performance.now();
   for (let spins = 1; Atomics.load(ctrl, CTRL_JOB) === seen; spins++) {
     if ((spins & 63) === 0 && performance.now() - t0 > SPIN_MS) {
+      drainMessages();
       // Counted as asleep before the wait checks the generation: the calling thread stores the
       // generation before it reads this count, so either it notifies or the wait sees the new job.
       Atomics.add(ctrl, CTRL_SLEEPING, 1);

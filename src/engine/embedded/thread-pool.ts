@@ -70,7 +70,11 @@ class ThreadPool {
   private readonly simdScratch: Float32Array[] = [];
   private readonly ids = new WeakMap<SharedArrayBuffer, number>();
   private nextId = WASM_MEMORY_ID + 1;
-  private readonly forget = new FinalizationRegistry<number>((id) => this.post({ drop: id }));
+  private readonly forget = new FinalizationRegistry<number>((id) => {
+    this.post({ drop: id });
+    // Wake sleeping workers (their generation check fails, they read their messages and sleep again).
+    if (Atomics.load(this.ctrl, CTRL_SLEEPING) > 0) Atomics.notify(this.ctrl, CTRL_JOB);
+  });
   private ready = false;
   private startError: string | null = null;
   /** True while this thread runs a job's items (their own products then run directly). */
