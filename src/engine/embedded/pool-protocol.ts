@@ -68,33 +68,50 @@ export type JobKind = (typeof JobKind)[keyof typeof JobKind];
 /** Id of the WebAssembly memory among the shared buffers. */
 export const WASM_MEMORY_ID = 0;
 
-/** Writes a job's parameters into the control block. */
-export class JobWriter {
+/**
+ * A position in the job parameters of the control block, seen as ints, floats and (8-byte aligned)
+ * doubles. Every step is bounds-checked: a worker may read a job while the next one is written over
+ * it (it then takes no item, pool-worker.ts), and garbage counts must not run it past the block.
+ */
+class Cursor {
   private at = CTRL_JOB_AT;
-  private readonly doubles: Float64Array;
-  constructor(
-    private readonly ints: Int32Array, private readonly floats: Float32Array,
-    private readonly idOf: (buffer: SharedArrayBuffer) => number,
-  ) {
+  protected readonly doubles: Float64Array;
+  constructor(protected readonly ints: Int32Array, protected readonly floats: Float32Array, private readonly what: string) {
     this.doubles = new Float64Array(ints.buffer);
+  }
+
+  /** The index of the next int (or float), moving past it. */
+  protected next(): number {
+    if (this.at >= CTRL_INTS) throw new Error(`thread pool: ${this.what}`);
+    return this.at++;
+  }
+
+  /** The index of the next double, moving past it. */
+  protected nextDouble(): number {
+    this.at += this.at & 1;
+    if (this.at + 2 > CTRL_INTS) throw new Error(`thread pool: ${this.what}`);
+    this.at += 2;
+    return this.at / 2 - 1;
+  }
+}
+
+/** Writes a job's parameters into the control block. */
+export class JobWriter extends Cursor {
+  constructor(ints: Int32Array, floats: Float32Array, private readonly idOf: (buffer: SharedArrayBuffer) => number) {
+    super(ints, floats, 'job parameters do not fit the control block');
+  }
+
+  int(v: number): void {
+    this.ints[this.next()] = v;
+  }
+
+  float(v: number): void {
+    this.floats[this.next()] = v;
   }
 
   /** A number kept exactly (a temperature: every part must use the same value as the calling thread). */
   double(v: number): void {
-    this.at += this.at & 1;
-    if (this.at + 2 > CTRL_INTS) throw new Error('thread pool: job parameters do not fit the control block');
-    this.doubles[this.at / 2] = v;
-    this.at += 2;
-  }
-
-  int(v: number): void {
-    if (this.at >= CTRL_INTS) throw new Error('thread pool: job parameters do not fit the control block');
-    this.ints[this.at++] = v;
-  }
-
-  float(v: number): void {
-    if (this.at >= CTRL_INTS) throw new Error('thread pool: job parameters do not fit the control block');
-    this.floats[this.at++] = v;
+    this.doubles[this.nextDouble()] = v;
   }
 
   /** A shared array (or null): buffer id, element type, offset and length in elements. */
@@ -111,34 +128,21 @@ export class JobWriter {
 }
 
 /** Reads them back in a worker, arrays as views of the buffers it was sent. */
-export class JobReader {
-  private at = CTRL_JOB_AT;
-  private readonly doubles: Float64Array;
-  constructor(
-    private readonly ints: Int32Array, private readonly floats: Float32Array,
-    private readonly bufferOf: (id: number) => SharedArrayBuffer,
-  ) {
-    this.doubles = new Float64Array(ints.buffer);
+export class JobReader extends Cursor {
+  constructor(ints: Int32Array, floats: Float32Array, private readonly bufferOf: (id: number) => SharedArrayBuffer) {
+    super(ints, floats, 'job read past the control block');
   }
 
-  double(): number {
-    this.at += this.at & 1;
-    if (this.at + 2 > CTRL_INTS) throw new Error('thread pool: job read past the control block');
-    const v = this.doubles[this.at / 2]!;
-    this.at += 2;
-    return v;
-  }
-
-  // Reads are bounds-checked: a worker may decode a job while the next one is being written over it
-  // (it then takes no item, pool-worker.ts), and garbage counts must not run it past the block.
   int(): number {
-    if (this.at >= CTRL_INTS) throw new Error('thread pool: job read past the control block');
-    return this.ints[this.at++]!;
+    return this.ints[this.next()]!;
   }
 
   float(): number {
-    if (this.at >= CTRL_INTS) throw new Error('thread pool: job read past the control block');
-    return this.floats[this.at++]!;
+    return this.floats[this.next()]!;
+  }
+
+  double(): number {
+    return this.doubles[this.nextDouble()]!;
   }
 
   anyArray(): Float32Array | Int32Array | null {
