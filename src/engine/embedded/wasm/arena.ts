@@ -4,7 +4,7 @@
 //
 // The memory is sized once, when the kernels are instantiated, and never grown afterwards:
 // growing a WebAssembly memory detaches its ArrayBuffer, which would empty every view handed out.
-// When the arena is full, buffer-pool.ts falls back to ordinary arrays (the kernels then copy).
+// When the arena is full, buffer-pool.ts falls back to shared buffers of its own (the kernels then copy).
 //
 // Blocks come in size classes (eight per power of two, so a pass with a slightly different token
 // count reuses the previous pass's blocks); a released block goes back to its class's free list, and a
@@ -12,7 +12,7 @@
 // A view that is dropped without being released (a retained forward whose backward never came)
 // is reclaimed through a FinalizationRegistry once the garbage collector frees it.
 
-/** Smallest block: buffers below this stay ordinary arrays (buffer-pool.ts's MIN_POOLED_LENGTH). */
+/** Smallest block (small buffers take a whole one). */
 const MIN_BLOCK_BYTES = 1 << 16;
 
 /** Bytes of the size class holding `bytes`: a multiple of 1/8 of the next-lower power of two. */
