@@ -11,7 +11,7 @@ import { useScoreScratch } from './kernels/attention.ts';
 import { decodeAttention } from './attention-jobs.ts';
 import { decodeGemm } from './gemm-job.ts';
 import { decodeRows } from './row-jobs.ts';
-import { markPoolWorker, type BufferMessage, type WorkerData } from './thread-pool.ts';
+import type { BufferMessage, WorkerData } from './thread-pool.ts';
 import {
   claimItem, CTRL_COMPLETED, CTRL_FAILED, CTRL_JOB, CTRL_KIND, CTRL_MESSAGE_BYTES, CTRL_READY, CTRL_SCRATCH, CTRL_SLEEPING, CTRL_VERSION,
   JobKind, JobReader, SCRATCH_SLOT, WASM_MEMORY_ID, type DecodedJob,
@@ -73,7 +73,6 @@ function decode(kind: number, r: JobReader): DecodedJob {
 }
 
 function start(): void {
-  markPoolWorker();
   const simd = attachWorkerKernels(data.memory, data.simdScratch);
   buffers.set(WASM_MEMORY_ID, simd.buf);
   if (data.nativeBlas && blasInfo().backend === 'portable') throw new Error('the BLAS library did not load in the worker thread');

@@ -9,9 +9,11 @@
 // 192-203 GFLOP/s where OpenBLAS's two threads gave 155-200 inside the step.
 //
 // Threads: MARFT_THREADS (total, this one included), else OPENBLAS_NUM_THREADS or OMP_NUM_THREADS,
-// else every core; at most MAX_WORKERS + 1. With one thread, without shared-memory kernels (MARFT_SIMD=0),
-// with Apple's Accelerate (threaded on its own), or when a worker fails, there is no pool and OpenBLAS
-// gets the threads instead (the earlier design), with a one-line notice on failure.
+// else every core; at most MAX_WORKERS + 1. With one thread, without shared-memory kernels
+// (MARFT_SIMD=0), with Apple's Accelerate (threaded on its own), or when a worker fails, there is no
+// pool and OpenBLAS gets the threads instead (the earlier design), with a one-line notice on failure.
+// Only the main thread has a pool (an engine used inside a worker thread runs on that thread, with
+// OpenBLAS's threads as the main thread set them).
 //
 // The workers start at the first large product (about half a second, in the background); until they
 // are ready, the calling thread runs every part itself, which gives the same numbers (each part is
@@ -25,7 +27,7 @@
 // Workers spin briefly after a job, then sleep; the calling thread never waits for a sleeping worker
 // (it takes any item nobody has claimed itself and waits only for items other threads are running),
 // since waking one can take longer than the whole job.
-import { Worker, MessageChannel, type MessagePort } from 'node:worker_threads';
+import { isMainThread, Worker, MessageChannel, type MessagePort } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { blasInfo, setBlasThreads } from './blas.ts';
 import { simdKernels, SIMD_SCRATCH_BYTES, type SimdKernels } from './wasm/simd.ts';
@@ -261,17 +263,15 @@ export function threadCount(): number {
 
 let pool: ThreadPool | null | undefined;
 
-/** Called first thing in a pool worker: its own products run on its own thread, never on a pool of its own. */
-export function markPoolWorker(): void {
-  pool = null;
-}
 
 /** The pool, started on first call when the engine runs on several threads; null without one (see the header). */
 function getPool(): ThreadPool | null {
   if (pool !== undefined) return pool;
   const threads = threadCount();
   const simd = simdKernels();
-  if (threads <= 1 || !simd?.arena || blasInfo().backend === 'accelerate') {
+  // Only the main thread has a pool: a pool worker's own products run on its thread, and only the main
+  // thread may set OpenBLAS's thread count (global to the process), which the pool must hold at one.
+  if (!isMainThread || threads <= 1 || !simd?.arena || blasInfo().backend === 'accelerate') {
     pool = null;
     return pool;
   }
