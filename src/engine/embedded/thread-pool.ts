@@ -1,12 +1,13 @@
 // The engine's one threading layer: worker threads that share the calling thread's work.
 //
-// Large matrix products (gemm-job.ts) are cut into one part per thread, and a layer's attention
-// (attention-jobs.ts) into one item per sequence and key/value head; the calling thread and the
-// workers take parts from a shared counter until none are left. OpenBLAS itself runs on one thread
-// while the pool is up: its own threads would compete with the workers for the same cores (they
-// busy-wait between calls), and its threading cannot split the many small attention products at all.
-// Measured on the reference training step (docs/performance.md): products split this way ran at
-// 192-203 GFLOP/s where OpenBLAS's two threads gave 155-200 inside the step.
+// Large matrix products (gemm-job.ts) are cut into one part per thread, a layer's attention
+// (attention-jobs.ts) into one item per sequence and key/value head, SwiGLU and the log-softmax
+// (row-jobs.ts) into row ranges; the calling thread and the workers claim items until none are left.
+// OpenBLAS itself runs on one thread while the pool is up: its own threads would compete with the
+// workers for the same cores (they busy-wait between calls), and its threading cannot split the many
+// small attention products at all. Measured on the reference model (docs/performance.md): a split
+// product runs about as fast as OpenBLAS's own two threads (192-203 against 200-208 GFLOP/s in
+// isolation); the training step gained 3-8% and a LoRA step 12% from the rest.
 //
 // Threads: MARFT_THREADS (total, this one included), else OPENBLAS_NUM_THREADS or OMP_NUM_THREADS,
 // else every core; at most MAX_WORKERS + 1. With one thread, without shared-memory kernels
