@@ -41,12 +41,12 @@ export interface AttentionBackwardJob {
 
 export type AttentionJob = AttentionForwardJob | AttentionBackwardJob;
 
-export function itemCount(job: AttentionJob): number {
+function itemCount(job: AttentionJob): number {
   return job.seqs.length * job.dims.nKvHeads;
 }
 
 /** Where each sequence's probabilities start in the kept-probabilities buffer: [nHeads, len, len] in turn. */
-export function probsOffsets(job: AttentionJob): number[] {
+function probsOffsets(job: AttentionJob): number[] {
   const out: number[] = [];
   let at = 0;
   for (const s of job.seqs) {
@@ -57,14 +57,14 @@ export function probsOffsets(job: AttentionJob): number[] {
 }
 
 /** Floats of score scratch one item needs (attention.ts's two work areas, each this long). */
-export function scratchFloats(job: AttentionJob): number {
+function scratchFloats(job: AttentionJob): number {
   let longest = 0;
   for (const s of job.seqs) longest = Math.max(longest, s.len);
   return longest * longest;
 }
 
 /** Runs item i of the job in the calling thread. `probsAt` is probsOffsets(job). */
-export function runItem(job: AttentionJob, i: number, probsAt: number[]): void {
+function runItem(job: AttentionJob, i: number, probsAt: number[]): void {
   const { nHeads, nKvHeads } = job.dims;
   const seqIndex = Math.floor(i / nKvHeads), g = i % nKvHeads;
   const group = nHeads / nKvHeads;

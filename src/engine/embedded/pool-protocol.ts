@@ -75,8 +75,10 @@ export const WASM_MEMORY_ID = 0;
  */
 class Cursor {
   private at = CTRL_JOB_AT;
+  protected readonly floats: Float32Array;
   protected readonly doubles: Float64Array;
-  constructor(protected readonly ints: Int32Array, protected readonly floats: Float32Array, private readonly what: string) {
+  constructor(protected readonly ints: Int32Array, private readonly what: string) {
+    this.floats = new Float32Array(ints.buffer);
     this.doubles = new Float64Array(ints.buffer);
   }
 
@@ -97,8 +99,8 @@ class Cursor {
 
 /** Writes a job's parameters into the control block. */
 export class JobWriter extends Cursor {
-  constructor(ints: Int32Array, floats: Float32Array, private readonly idOf: (buffer: SharedArrayBuffer) => number) {
-    super(ints, floats, 'job parameters do not fit the control block');
+  constructor(ints: Int32Array, private readonly idOf: (buffer: SharedArrayBuffer) => number) {
+    super(ints, 'job parameters do not fit the control block');
   }
 
   int(v: number): void {
@@ -129,8 +131,8 @@ export class JobWriter extends Cursor {
 
 /** Reads them back in a worker, arrays as views of the buffers it was sent. */
 export class JobReader extends Cursor {
-  constructor(ints: Int32Array, floats: Float32Array, private readonly bufferOf: (id: number) => SharedArrayBuffer) {
-    super(ints, floats, 'job read past the control block');
+  constructor(ints: Int32Array, private readonly bufferOf: (id: number) => SharedArrayBuffer) {
+    super(ints, 'job read past the control block');
   }
 
   int(): number {

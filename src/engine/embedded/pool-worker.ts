@@ -22,7 +22,6 @@ const SPIN_MS = 1;
 
 const data = workerData as WorkerData;
 const ctrl = new Int32Array(data.control);
-const ctrlFloats = new Float32Array(data.control);
 const message = new Uint8Array(data.message);
 const buffers = new Map<number, SharedArrayBuffer>();
 
@@ -131,7 +130,7 @@ if (started) {
       if (Atomics.load(ctrl, CTRL_VERSION) !== seen) continue;
       let job: DecodedJob | null = null, error: unknown = null;
       try {
-        job = decode(ctrl[CTRL_KIND]!, new JobReader(ctrl, ctrlFloats, bufferOf));
+        job = decode(ctrl[CTRL_KIND]!, new JobReader(ctrl, bufferOf));
       } catch (e) {
         error = e;
       }

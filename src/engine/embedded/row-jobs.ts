@@ -49,7 +49,7 @@ function rowsJob(c: RowsCall, bounds: number[]): PoolJob {
     items: bounds.length - 1,
     arrays: () => c.arrays,
     encode: (w) => {
-      w.int(c.kernel); w.int(c.rows);
+      w.int(c.kernel);
       w.int(c.arrays.length);
       c.arrays.forEach((a, j) => { w.array(a); w.int(c.widths[j]!); });
       w.int(c.scalars.length);
@@ -62,7 +62,7 @@ function rowsJob(c: RowsCall, bounds: number[]): PoolJob {
 }
 
 export function decodeRows(r: JobReader): DecodedJob {
-  const kernel = r.int() as Kernel, rows = r.int();
+  const kernel = r.int() as Kernel;
   const arrays: (Arr | null)[] = [], widths: number[] = [];
   for (let j = 0, n = r.int(); j < n; j++) { arrays.push(r.anyArray()); widths.push(r.int()); }
   const scalars: number[] = [];
@@ -70,7 +70,7 @@ export function decodeRows(r: JobReader): DecodedJob {
   const bounds: number[] = [];
   for (let j = 0, n = r.int(); j < n; j++) bounds.push(r.int());
   if (!KERNELS[kernel]) throw new Error(`unknown row kernel ${kernel}`);
-  const c: RowsCall = { kernel, rows, arrays, widths, scalars };
+  const c: RowsCall = { kernel, rows: bounds[bounds.length - 1]!, arrays, widths, scalars };
   return { items: bounds.length - 1, run: (i) => part(c, bounds, i) };
 }
 

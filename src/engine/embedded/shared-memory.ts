@@ -17,12 +17,8 @@ export function sharedInts(n: number): Int32Array {
 
 /** A shared copy of a (so far) unshared array; a shared one is returned as it is. */
 export function toShared(a: Float32Array): Float32Array {
-  if (isShared(a)) return a;
+  if (a.buffer instanceof SharedArrayBuffer) return a;
   const out = sharedFloats(a.length);
   out.set(a);
   return out;
-}
-
-export function isShared(a: Float32Array | Float64Array): boolean {
-  return a.buffer instanceof SharedArrayBuffer;
 }

@@ -60,7 +60,6 @@ export type BufferMessage = { add: number; buffer: SharedArrayBuffer } | { drop:
 
 class ThreadPool {
   private readonly ctrl: Int32Array;
-  private readonly ctrlFloats: Float32Array;
   private readonly message: Uint8Array;
   private readonly workers: Worker[] = [];
   private readonly ports: MessagePort[] = [];
@@ -87,7 +86,6 @@ class ThreadPool {
     const control = new SharedArrayBuffer(CTRL_INTS * 4);
     const message = new SharedArrayBuffer(MESSAGE_BYTES);
     this.ctrl = new Int32Array(control);
-    this.ctrlFloats = new Float32Array(control);
     this.message = new Uint8Array(message);
     const entry = new URL('./pool-worker-entry.mjs', import.meta.url);
     for (let w = 0; w < count; w++) {
@@ -158,12 +156,12 @@ class ThreadPool {
   run(job: PoolJob): boolean {
     if (job.items > MAX_ITEMS) return false;
     for (const a of job.arrays()) if (a && !(a.buffer instanceof SharedArrayBuffer)) return false;
-    if (job.scratchFloats && !this.lendScratch(job.scratchFloats)) return false;
+    if (job.scratchFloats) this.lendScratch(job.scratchFloats);
     const ctrl = this.ctrl;
     const generation = ((ctrl[CTRL_JOB]! + 1) & 0x3fffffff) || 1; // never −1 (CTRL_VERSION's "writing")
     Atomics.store(ctrl, CTRL_VERSION, -1);
     try {
-      job.encode(new JobWriter(ctrl, this.ctrlFloats, (b) => this.idOf(b)));
+      job.encode(new JobWriter(ctrl, (b) => this.idOf(b)));
     } catch {
       return false; // more parameters than the control block holds (thousands of sequences): run here
     }
@@ -218,24 +216,22 @@ class ThreadPool {
     }
   }
 
-  /** Makes sure each worker has two shared score areas of at least `floats`. */
-  private lendScratch(floats: number): boolean {
+  /** Makes sure each worker has two score areas of at least `floats` (takeBuffer's are always shared). */
+  private lendScratch(floats: number): void {
     for (let w = 0; w < this.workers.length; w++) {
       let pair = this.lent[w]!;
       if (pair[0].length < floats) {
         releaseBuffers(pair[0], pair[1]);
         pair = [takeBuffer(floats), takeBuffer(floats)];
         this.lent[w] = pair;
-        if (!(pair[0].buffer instanceof SharedArrayBuffer) || !(pair[1].buffer instanceof SharedArrayBuffer)) return false;
         const at = CTRL_SCRATCH + SCRATCH_SLOT * w;
-        this.ctrl[at] = this.idOf(pair[0].buffer);
+        this.ctrl[at] = this.idOf(pair[0].buffer as SharedArrayBuffer);
         this.ctrl[at + 1] = pair[0].byteOffset / 4;
-        this.ctrl[at + 2] = this.idOf(pair[1].buffer);
+        this.ctrl[at + 2] = this.idOf(pair[1].buffer as SharedArrayBuffer);
         this.ctrl[at + 3] = pair[1].byteOffset / 4;
         this.ctrl[at + 4] = floats;
       }
     }
-    return true;
   }
 
   private throwIfFailed(): void {

@@ -79,11 +79,6 @@ export class WasmArena {
     return best;
   }
 
-  /** Whether b lies in this arena's memory (a block or a view into one). */
-  contains(b: Float32Array): boolean {
-    return b.buffer === this.buf;
-  }
-
   /**
    * Whether b is a view handed out by take (not a view into one): then its length rounded up to a
    * multiple of 4 floats is still inside its block (class sizes are multiples of 16 bytes), so
