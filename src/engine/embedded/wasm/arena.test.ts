@@ -70,6 +70,14 @@ test('takeBuffer hands out arena blocks (the SIMD kernels then work in place) an
   releaseBuffers(b);
 });
 
+test('small buffers come from the arena too, so the pool can split the products of a decoding step', () => {
+  const simd = simdKernels()!;
+  const small = takeBuffer(32 * 64); // a 32-row decode step's activation of a small model
+  assert.ok(simd.arena!.isBlock(small));
+  assert.equal(small.buffer, simd.memory.buffer);
+  releaseBuffers(small);
+});
+
 test('a retained forward holds arena blocks until its backward or releaseGraph returns them', async () => {
   const arena = simdKernels()!.arena!;
   const { createEngine } = await import('../../index.ts');
