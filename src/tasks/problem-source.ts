@@ -1,6 +1,7 @@
 // Where a workflow task's problems come from: a dataset of src/env/datasets (a registered name, its
-// shared copy or a file in its layout), split deterministically into training and held-out
-// problems, and the problems of one training step drawn from that step's seed only.
+// bundled copy in data/ or MARFT_DATA_DIR, or a file in its layout), split deterministically into
+// training and held-out problems, and the problems of one training step drawn from that step's seed
+// only.
 //
 // Held-out problems never reach a training step: with a split, each problem's side depends only on
 // (splitSeed, id) (src/env/datasets/split.ts); with a separate held-out dataset, training problems
@@ -17,7 +18,7 @@ export const DATASET_ALIASES: Readonly<Record<string, string>> = { aime24: 'aime
 export interface DatasetChoice {
   /** A name of DATASETS (or an alias). */
   name: string;
-  /** A file in the dataset's layout instead of its shared copy (relative paths: from the working directory). */
+  /** A file in the dataset's layout instead of its bundled copy (relative paths: from the working directory). */
   file?: string;
 }
 
@@ -58,7 +59,7 @@ export function problemStatement(p: Problem): string {
 function load(choice: DatasetChoice, key: string): { problems: Problem[]; errors: LoadError[]; domain: 'math' | 'code' } {
   const name = datasetName(choice.name, key);
   const entry = DATASETS[name]!;
-  if (!choice.file && !entry.sharedFile) throw new TaskOptionError(`task.options.${key}: dataset '${name}' has no shared copy; give the path of a file in its layout as task.options.${key === 'dataset' ? 'file' : 'heldOutFile'}`);
+  if (!choice.file && !entry.bundledFile) throw new TaskOptionError(`task.options.${key}: dataset '${name}' has no bundled copy; give the path of a file in its layout as task.options.${key === 'dataset' ? 'file' : 'heldOutFile'}`);
   let result;
   try {
     result = loadDataset(name, choice.file ? { file: resolve(choice.file) } : {});

@@ -1,10 +1,15 @@
-// Dataset loaders: every file of ../shared/data, the published layouts (fixtures under
+// Dataset loaders: every file of the repository's data/ (unchanged since it was copied, per
+// data/PROVENANCE.md's checksums), MARFT_DATA_DIR, the published layouts (fixtures under
 // test/fixtures/datasets), malformed-line errors, and deterministic splits.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  DATASETS, convertJsonlText, deepscalerRow, loadCodeContests, loadDataset, loadDeepCoder, loadDeepScaler, loadLiveCodeBench, loadPolaris,
+  DATASETS, DATA_DIR_ENV, bundledDataDir, convertJsonlText, dataDir, deepscalerRow, loadCodeContests, loadDataset, loadDeepCoder, loadDeepScaler, loadLiveCodeBench, loadPolaris,
   parsePythonLiteral, seededSample, seededShuffle, splitProblems, type CodeProblem, type MathProblem, type Problem,
 } from '../../src/env/datasets/index.ts';
 import { verifyCode } from '../../src/verify/code/index.ts';
@@ -13,10 +18,10 @@ const fixture = (name: string): string => fileURLToPath(new URL(`../fixtures/dat
 const math = (name: string): MathProblem[] => loadDataset(name).problems as MathProblem[];
 const code = (name: string): CodeProblem[] => loadDataset(name).problems as CodeProblem[];
 
-test('every shared benchmark file loads completely, without errors', () => {
+test('every bundled benchmark file loads completely, without errors', () => {
   const counts: Record<string, number> = {};
   for (const [name, entry] of Object.entries(DATASETS)) {
-    if (!entry.sharedFile) continue;
+    if (!entry.bundledFile) continue;
     const r = loadDataset(name);
     assert.deepEqual(r.errors, [], name);
     counts[name] = r.problems.length;
@@ -166,4 +171,50 @@ test('splits are seeded, stable across runs and independent of input order', () 
   assert.notDeepEqual(c.test.map((p) => p.id), a.test.map((p) => p.id));
   assert.deepEqual(seededSample(problems, 3, 1).map((p) => p.id), seededShuffle([...problems].reverse(), 1).slice(0, 3).map((p) => p.id));
   assert.deepEqual(seededSample(problems, 3, 1).map((p) => p.id), ['test/prealgebra/954.json', 'test/algebra/2430.json', 'test/algebra/2036.json']);
+});
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+function filesUnder(dir: string): string[] {
+  return (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.jsonl')).sort();
+}
+
+test('the benchmark files live inside the repository and match the checksums of data/PROVENANCE.md', () => {
+  const dir = bundledDataDir();
+  assert.equal(dir, join(repoRoot, 'data'));
+  const provenance = readFileSync(join(dir, 'PROVENANCE.md'), 'utf8');
+  const listed = new Map([...provenance.matchAll(/^\| ([\w./-]+\.jsonl) \| ([0-9a-f]{64}) \|$/gm)].map((m) => [m[1]!, m[2]!]));
+  const present = filesUnder(dir);
+  assert.deepEqual([...listed.keys()].sort(), present, 'every data file has a checksum row, and every row a file');
+  for (const file of present) {
+    const sha = createHash('sha256').update(new Uint8Array(readFileSync(join(dir, file)))).digest('hex');
+    assert.equal(sha, listed.get(file), `${file} differs from the copy data/PROVENANCE.md describes`);
+  }
+  const bundled = Object.values(DATASETS).flatMap((e) => (e.bundledFile ? [e.bundledFile] : []));
+  assert.deepEqual([...new Set(bundled)].sort(), present, 'every data file is a registered dataset');
+});
+
+test('MARFT_DATA_DIR (or a dataDir option) replaces data/ for the bundled datasets, and a missing file names it', () => {
+  assert.equal(dataDir({}), bundledDataDir());
+  assert.equal(dataDir({ [DATA_DIR_ENV]: '' }), bundledDataDir(), 'an empty value means unset');
+  const dir = mkdtempSync(join(tmpdir(), 'marft-data-'));
+  const saved = process.env[DATA_DIR_ENV];
+  try {
+    assert.equal(dataDir({ [DATA_DIR_ENV]: dir }), dir);
+    mkdirSync(join(dir, 'gsm8k'));
+    writeFileSync(join(dir, 'gsm8k', 'test.jsonl'), `${JSON.stringify({ question: 'What is 2+2?', answer: 'Add.\n#### 4' })}\n`);
+    const viaOption = loadDataset('gsm8k', { dataDir: dir });
+    assert.deepEqual(viaOption.problems.map((p) => [p.id, (p as MathProblem).answer]), [['gsm8k/1', '4']]);
+    process.env[DATA_DIR_ENV] = dir;
+    assert.equal(loadDataset('gsm8k').problems.length, 1, 'the variable is read at load time');
+    assert.throws(() => loadDataset('math500'), (err: Error) => err.message === `dataset file not found: ${join(dir, 'math500', 'test.jsonl')} (MARFT_DATA_DIR is set to ${JSON.stringify(dir)})`);
+    const own = fixture('deepscaler.jsonl');
+    assert.ok(loadDataset('deepscaler', { file: own }).problems.length > 0, 'an explicit file ignores the folder');
+  } finally {
+    if (saved === undefined) delete process.env[DATA_DIR_ENV];
+    else process.env[DATA_DIR_ENV] = saved;
+    rmSync(dir, { recursive: true, force: true });
+  }
+  assert.equal(loadDataset('gsm8k').problems.length, 1319);
+  assert.throws(() => loadDataset('polaris'), /dataset "polaris" has no bundled copy: pass the path of a file in its layout/);
 });

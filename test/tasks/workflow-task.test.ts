@@ -138,7 +138,7 @@ test('options are validated with errors naming the key and the allowed values', 
   assert.throws(() => factory({ workflow: 'penta' }), /task\.options\.workflow: got "penta", expected one of 'duo', 'trio', 'quad', 'duo-anon'/);
   assert.throws(() => factory({ dataset: 'gsm9k' }), /task\.options\.dataset: got "gsm9k", expected one of 'gsm8k', /);
   assert.throws(() => factory({ dataset: 'gsm8k', workflow: 'coder-tester' }), /task\.options\.workflow: 'coder-tester' needs a code dataset/);
-  assert.throws(() => factory({ dataset: 'deepscaler' }), /task\.options\.dataset: dataset 'deepscaler' has no shared copy; give the path .* as task\.options\.file/);
+  assert.throws(() => factory({ dataset: 'deepscaler' }), /task\.options\.dataset: dataset 'deepscaler' has no bundled copy; give the path .* as task\.options\.file/);
   assert.throws(() => factory({ heldOutFraction: 1.5 }), /task\.options\.heldOutFraction: got 1\.5, expected a number in \[0, 1\]/);
   assert.throws(() => factory({ workflow: 'duo', agentsPerRole: 2 }), /task\.options\.agentsPerRole: got 2, expected 1 for workflow 'duo'/);
   assert.throws(() => factory({ rewardWeights: { planner: { x: 1 } } }), /task\.options\.rewardWeights\.planner: unknown role \(known: reasoner, toolUser, coder, tester\)/);

@@ -1,9 +1,9 @@
-// Builds `marft verify code` input lines from the HumanEval and MBPP files in ../shared/data.
+// Builds `marft verify code` input lines from the HumanEval and MBPP files in data/.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { sharedDataDir } from '../../src/env/datasets/index.ts';
+import { dataDir } from '../../src/env/datasets/index.ts';
 
-export const DATA_DIR = sharedDataDir();
+export const DATA_DIR = dataDir();
 
 interface HumanEvalRow {
   task_id: string;

@@ -1,4 +1,4 @@
-// Loaders for the coding benchmarks in ../shared/data (HumanEval, MBPP, APPS selected150) and for
+// Loaders for the coding benchmarks in data/ (HumanEval, MBPP, APPS selected150) and for
 // the published JSONL layouts of DeepCoder, LiveCodeBench and CodeContests (issue 3 item 3). Each
 // problem's golden tests come out in one of the three kinds src/verify/code judges.
 import { inflateSync } from 'node:zlib';

@@ -1,6 +1,6 @@
-// Loaders for the maths benchmarks in ../shared/data and for the published JSONL layouts of
+// Loaders for the maths benchmarks in data/ and for the published JSONL layouts of
 // DeepScaleR and Polaris (issue 3 item 3). Field names are those of the source files (see
-// ../shared/data/PROVENANCE.md and docs/datasets.md).
+// data/PROVENANCE.md and docs/datasets.md).
 import { extractAfterHashes, extractBoxed } from '../../verify/math/index.ts';
 import { answerField, loadJsonl, optStr, recordId, str, type Row } from './jsonl.ts';
 import { RecordError, type LoadResult, type MathProblem } from './types.ts';
