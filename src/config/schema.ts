@@ -1,13 +1,10 @@
 // The training configuration: every setting of spec section 4 is a key, with the App. B defaults.
 // docs/config.md is generated from this file (src/config/docs.ts); test/config checks it is current.
 import { ALL_LINEAR_MODULES } from '../engine/types.ts';
-import { ACTION_NORMALISATIONS } from '../rl/action-normalisation.ts';
-import { VALUE_LOSS_KINDS } from '../rl/losses/value-loss.ts';
-import { SCHEDULE_KINDS } from '../rl/schedules.ts';
+import { ACTION_NORMALISATIONS, ALGORITHMS, SCHEDULE_KINDS, VALUE_LOSS_KINDS } from './choices.ts';
 import { bool, int, num, numbers, obj, oneOf, record, someOf, str, type Infer } from './schema-dsl.ts';
 
-export const ALGORITHMS = ['marft-action', 'marft-token', 'ippo', 'marft-outcome'] as const;
-export type AlgorithmName = (typeof ALGORITHMS)[number];
+export { ALGORITHMS, type AlgorithmName } from './choices.ts';
 
 const optimiser = (who: string, schedule: 'cosine' | 'constant', finalRatio: number, lr = 5e-6) =>
   obj(`AdamW and learning-rate schedule of the ${who}`, {

@@ -5,8 +5,8 @@
 // The action log-prob is a linear function of the token log-probs, so its gradient is a constant
 // per token: dL/dlogp_k = dL/dlogp_action · scale, with scale = 1, 1/tokens or 1/words.
 
-export type ActionNormalisation = 'sum' | 'token' | 'word';
-export const ACTION_NORMALISATIONS: readonly ActionNormalisation[] = ['sum', 'token', 'word'];
+import type { ActionNormalisation } from '../config/choices.ts';
+export type { ActionNormalisation };
 
 /** Whitespace-separated words of the action's text; at least 1 so that an empty action has a finite scale. */
 export function wordCount(text: string): number {

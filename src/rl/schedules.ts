@@ -7,8 +7,8 @@
 //   constant: lr(s) = base
 // so the cosine schedule reaches exactly base·ρ at the last step (s = totalSteps − 1).
 
-export type ScheduleKind = 'cosine' | 'constant';
-export const SCHEDULE_KINDS: readonly ScheduleKind[] = ['cosine', 'constant'];
+import type { ScheduleKind } from '../config/choices.ts';
+export type { ScheduleKind };
 
 export interface ScheduleConfig {
   schedule: ScheduleKind;

@@ -8,8 +8,8 @@
 // The gradient flows through e1 when it is the larger term, and through e2 only while the clamp is
 // inactive (then e1 = e2).
 
-export type ValueLossKind = 'mse' | 'huber';
-export const VALUE_LOSS_KINDS: readonly ValueLossKind[] = ['mse', 'huber'];
+import type { ValueLossKind } from '../../config/choices.ts';
+export type { ValueLossKind };
 
 export interface ValueLossInput {
   values_N: ArrayLike<number>;

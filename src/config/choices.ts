@@ -1,0 +1,19 @@
+// The allowed values of the configuration's choice keys. They live in the configuration layer, which
+// the rl modules that act on them import, so that src/config/ depends on nothing in src/rl/ (the
+// schema describes the settings; the trainer consumes them).
+
+/** `algorithm`: action-level MARFT, token-level MARFT, independent PPO, trajectory-level variant. */
+export const ALGORITHMS = ['marft-action', 'marft-token', 'ippo', 'marft-outcome'] as const;
+export type AlgorithmName = (typeof ALGORITHMS)[number];
+
+/** `actor.actionNormalisation`: an action's log-prob is the token sum, or divided by its token or word count. */
+export const ACTION_NORMALISATIONS = ['sum', 'token', 'word'] as const;
+export type ActionNormalisation = (typeof ACTION_NORMALISATIONS)[number];
+
+/** `critic.valueLoss`: squared error or Huber. */
+export const VALUE_LOSS_KINDS = ['mse', 'huber'] as const;
+export type ValueLossKind = (typeof VALUE_LOSS_KINDS)[number];
+
+/** `*.optim.schedule`: learning-rate schedule after warmup. */
+export const SCHEDULE_KINDS = ['cosine', 'constant'] as const;
+export type ScheduleKind = (typeof SCHEDULE_KINDS)[number];
