@@ -1,0 +1,127 @@
+// PAC: the verdict templates as golden strings, the four outcomes of each domain, verdicts built
+// from a real Reasoner–Tool-User rollout (MathEnv with a scripted program runner), placed in the
+// teacher's context of the next turn only, and never containing a reference value.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { MathEnv } from '../../src/env/math-env.ts';
+import { mathAttributor } from '../../src/opd/math-attributor.ts';
+import { buildResponses, type OpdStepContext } from '../../src/opd/opd-step.ts';
+import { codeAttribution, mathAttribution, renderVerdict } from '../../src/opd/pac.ts';
+import { DEFAULT_ROLE_CONDITIONS } from '../../src/opd/role-conditions.ts';
+import { PAPER_OPD_SETTINGS } from '../../src/opd/settings.ts';
+import { TurnRecordingEnv } from '../../src/opd/turn-recording-env.ts';
+import { CharTokenizer } from '../../src/tokenizer/index.ts';
+import { ScriptedSampler, reasonerToolUser, rollout } from '../../src/workflow/index.ts';
+import type { RunOutcome } from '../../src/sandbox/index.ts';
+
+test('maths verdict: header, observation and conclusion lines', () => {
+  const v = renderVerdict(
+    mathAttribution([
+      { agent: 'reasoner', role: 'Reasoner', answer: '14', correct: false },
+      { agent: 'tool_user', role: 'Tool-User', answer: '11', programStatus: 'ok', correct: true },
+    ]),
+  );
+  assert.equal(
+    v,
+    'Verification result for the previous turn:\n' +
+      '- Observation: The derivation reported 14 and the program printed 11.\n' +
+      '- Conclusion: DERIVATION_INCONSISTENT. The derivation is wrong and the computation is right; the Reasoner should revise its derivation.',
+  );
+  const outcome = (r: boolean, t: boolean) =>
+    mathAttribution([
+      { agent: 'reasoner', role: 'Reasoner', answer: '1', correct: r },
+      { agent: 'tool_user', role: 'Tool-User', answer: null, programStatus: 'runtime_error', correct: t },
+    ]);
+  assert.equal(outcome(true, false).conclusion, 'COMPUTATION_INCONSISTENT');
+  assert.equal(outcome(false, false).conclusion, 'BOTH_INCONSISTENT');
+  assert.equal(outcome(true, true).conclusion, 'BOTH_CONSISTENT');
+  assert.equal(outcome(true, false).observations[0], 'The derivation reported 1 and the program printed nothing (the program failed: runtime_error).');
+});
+
+test('maths verdict with more than two agents: one line per agent by rules', () => {
+  const a = mathAttribution([
+    { agent: 'reasoner_1', role: 'Reasoner', answer: '3', correct: true },
+    { agent: 'reasoner_2', role: 'Reasoner', answer: '4', correct: false },
+    { agent: 'tool_user_1', role: 'Tool-User', answer: '3', programStatus: 'ok', correct: true },
+    { agent: 'tool_user_2', role: 'Tool-User', answer: '3', programStatus: 'ok', correct: true },
+  ]);
+  assert.deepEqual(a.observations, [
+    'reasoner_1 (Reasoner): the derivation reported 3, consistent with the problem.',
+    'reasoner_2 (Reasoner): the derivation reported 4, inconsistent with the problem.',
+    'tool_user_1 (Tool-User): the program printed 3, consistent with the problem.',
+    'tool_user_2 (Tool-User): the program printed 3, consistent with the problem.',
+  ]);
+  assert.equal(a.conclusion, 'DERIVATION_INCONSISTENT');
+});
+
+test('code verdict: the first failing sample and the four outcomes', () => {
+  const sample = { input: '3 4\n', printed: '8\n', declared: '7\n' };
+  assert.equal(
+    renderVerdict(codeAttribution({ programCorrect: false, testCorrect: true, sample })),
+    'Verification result for the previous turn:\n' +
+      '- Observation: On test input "3 4", the program printed "8", while the declared expected output was "7".\n' +
+      '- Conclusion: PROGRAM_INCONSISTENT. The program is wrong and the test case is right; the Coder should revise its program.',
+  );
+  assert.equal(codeAttribution({ programCorrect: true, testCorrect: false, sample }).conclusion, 'TEST_INCONSISTENT');
+  assert.equal(codeAttribution({ programCorrect: false, testCorrect: false, sample: null }).conclusion, 'BOTH_INCONSISTENT');
+  assert.equal(codeAttribution({ programCorrect: true, testCorrect: true, sample }).conclusion, 'BOTH_CONSISTENT');
+});
+
+/** A Reasoner–Tool-User episode, horizon 3: turn 0 disagrees, turn 1 disagrees, turn 2 agrees. */
+async function pairEpisode(reference: string) {
+  const tokenizer = new CharTokenizer();
+  const printed = ['7', '9', '12'];
+  const said = ['5', '8', '12'];
+  const runProgram = async ({ source }: { source: string }): Promise<RunOutcome> => ({ status: 'ok', exitCode: 0, signal: null, stdout: `${/print\((\d+)\)/.exec(source)![1]}\n`, stderr: '', wallMs: 1 }) as RunOutcome;
+  const sampler = new ScriptedSampler(tokenizer, (input) =>
+    input.meta!.agent === 'reasoner' ? `so #### ${said[input.meta!.t]}` : '```python\nprint(' + printed[input.meta!.t] + ')\n```',
+  );
+  const env = new TurnRecordingEnv(new MathEnv({ id: 'p', question: 'What is 3*4?', answer: reference }, { runProgram }));
+  const [episode] = await rollout(reasonerToolUser({ horizon: 3 }), [env], {
+    sampler, tokenizer, keepMessages: true,
+    params: { temperature: 1, topP: 1, topK: 0, maxNewTokens: 64, stopTokenIds: [], stopStrings: [], seed: 0 },
+  });
+  return { episode: episode!, tokenizer };
+}
+
+function context(tokenizer: CharTokenizer): OpdStepContext {
+  return {
+    student: null as never, teacher: null as never, tokenizer,
+    roleOf: new Map([['reasoner', 'Reasoner'], ['tool_user', 'Tool-User']]),
+    conditions: DEFAULT_ROLE_CONDITIONS, attribute: mathAttributor, settings: { ...PAPER_OPD_SETTINGS },
+  };
+}
+
+test('PAC on a real rollout: verdicts of turn t enter the teacher context of turn t+1 only, never a student prompt', async () => {
+  const { episode, tokenizer } = await pairEpisode('12');
+  assert.equal(episode.steps.length, 3);
+  const { responses, conclusions } = await buildResponses([episode], context(tokenizer));
+  assert.deepEqual(conclusions, ['BOTH_INCONSISTENT', 'BOTH_INCONSISTENT', 'BOTH_CONSISTENT']);
+  for (const r of responses) {
+    const studentText = tokenizer.decode(r.promptTokens);
+    const teacherText = tokenizer.decode(r.teacherPrompt);
+    const contrastText = tokenizer.decode(r.contrastPrompt!);
+    assert.ok(!studentText.includes('Verification result'), 'no verdict in a student prompt');
+    assert.ok(!studentText.includes('collaborative'), 'no role condition in a student prompt');
+    assert.ok(teacherText.includes(`You are the ${r.role} in a collaborative`));
+    assert.ok(!teacherText.includes(`You are the ${r.role}. `), 'the role line is gone');
+    if (r.t === 0) assert.ok(!teacherText.includes('Verification result'));
+    if (r.t === 1) assert.ok(teacherText.endsWith('- Observation: The derivation reported 5 and the program printed 7.\n- Conclusion: BOTH_INCONSISTENT. Both the derivation and the computation are wrong; both should be revised.<|end|><|assistant|>'));
+    if (r.t === 2) assert.ok(teacherText.includes('The derivation reported 8 and the program printed 9.') && !teacherText.includes('reported 5'));
+    // The RAS contexts: the same text once the two conditions are cut out.
+    const cut = (s: string) => s.replace(/You are the [\s\S]*?primary responsibility of [^.]*\./, '');
+    assert.equal(cut(teacherText), cut(contrastText));
+  }
+});
+
+test('a verdict never contains a reference value (adversarial reference)', async () => {
+  const { episode, tokenizer } = await pairEpisode('271828');
+  const { responses, conclusions } = await buildResponses([episode], context(tokenizer));
+  assert.ok(conclusions.every((c) => c === 'BOTH_INCONSISTENT'));
+  for (const r of responses) assert.ok(!tokenizer.decode(r.teacherPrompt).includes('271828'));
+  // And with a reference the agents did reach, the verdict reports only what they produced.
+  const { episode: e2 } = await pairEpisode('12');
+  const turns = e2.info.turns as unknown[];
+  assert.equal(turns.length, 3);
+  assert.equal(mathAttributor(e2, 0)!.observations[0], 'The derivation reported 5 and the program printed 7.');
+});
