@@ -32,4 +32,14 @@ if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import torch, transfo
   "$VENV/bin/pip" install -q --disable-pip-version-check torch==2.13.0
   "$VENV/bin/pip" install -q --disable-pip-version-check 'transformers==5.24.0' 'peft==0.21.2' 'safetensors==0.8.0' numpy
 fi
+
+# On GPU machines the worker needs a CUDA build of torch (PyPI's default Linux wheel is one); an
+# existing environment can be used instead through MARFT_TORCH_PYTHON (docs/scaling.md).
+TORCH_VENV=.venv-torch
+if [ ! -x "$TORCH_VENV/bin/python" ] || ! "$TORCH_VENV/bin/python" -c 'import torch, transformers, safetensors, msgpack' 2>/dev/null; then
+  echo "[setup] creating $TORCH_VENV (torch 2.13.0, transformers, safetensors, msgpack) for the torch engine"
+  python3 -m venv "$TORCH_VENV"
+  "$TORCH_VENV/bin/pip" install -q --disable-pip-version-check torch==2.13.0
+  "$TORCH_VENV/bin/pip" install -q --disable-pip-version-check 'transformers==5.24.0' 'safetensors==0.8.0' 'msgpack==1.2.4' numpy
+fi
 echo "[setup] done"

@@ -3,10 +3,12 @@ import type { Engine, ModelConfig } from './types.ts';
 import { EmbeddedEngine, type EmbeddedEngineOptions } from './embedded/engine.ts';
 import { loadBaseDir } from './embedded/engine-io.ts';
 import { randomWeights } from './embedded/weights.ts';
+import { TorchEngine, type TorchEngineOptions } from './torch/engine.ts';
 
 export type * from './types.ts';
 export { ALL_LINEAR_MODULES } from './types.ts';
 export type { EmbeddedEngineOptions } from './embedded/engine.ts';
+export type { TorchEngineOptions } from './torch/engine.ts';
 
 /** The embedded engine over a Hugging Face model folder (config.json + safetensors). */
 export async function loadEngine(modelDir: string, opts: EmbeddedEngineOptions = {}): Promise<Engine> {
@@ -17,4 +19,12 @@ export async function loadEngine(modelDir: string, opts: EmbeddedEngineOptions =
 /** The embedded engine over freshly initialised weights (normal std 0.02, norms 1, biases 0), reproducible from `seed`. */
 export function createEngine(config: ModelConfig, opts: EmbeddedEngineOptions & { seed: number }): Engine {
   return new EmbeddedEngine(config, randomWeights(config, opts.seed), opts);
+}
+
+/**
+ * The PyTorch engine over a Hugging Face model folder: a worker process per device (torchrun and FSDP2
+ * when `nprocPerNode` > 1), see docs/scaling.md. Call dispose() to stop it.
+ */
+export async function loadTorchEngine(modelDir: string, opts: TorchEngineOptions = {}): Promise<Engine> {
+  return TorchEngine.load(modelDir, opts);
 }

@@ -1,0 +1,250 @@
+// TorchEngine: the Engine interface (src/engine/types.ts) served by the PyTorch worker
+// (engines/torch/marft_torch) — transformers models, FSDP2 across processes, float32 on the CPU.
+//
+// What is computed where: tensors and their arithmetic live in the worker; file formats stay here and
+// reuse the embedded engine's readers and writers (PEFT adapters, critic folders, optimiser state), so
+// the two engines' files are the same bytes; new adapters and critics are initialised here with the
+// embedded engine's seeded initialisers, so the same seed gives the same starting weights in either
+// engine. The interface's synchronous methods (listAdapters, setBaseTrainable) work from state kept
+// here; commands reach the worker in call order, so a later call sees their effect.
+import type {
+  BackwardGrads, Engine, ForwardOptions, ForwardOutput, GraphHandle, LinearModule, LoraConfig, ModelConfig, OptimParams,
+  OptimResult, SampleParams, SampleResult, ScoreRequest, Target, Trainable, ValueHeadSpec,
+} from '../types.ts';
+import { readHfConfig } from '../embedded/hf-config.ts';
+import { createLora, type LoraAdapter } from '../embedded/lora.ts';
+import { createCritic, type Critic } from '../embedded/critic.ts';
+import { loadAdapterDir, loadCriticDir, saveAdapterDir, saveCriticDir } from '../embedded/engine-io.ts';
+import { readAdamState, writeAdamState } from '../embedded/optimizer-state-file.ts';
+import { findStopString } from '../embedded/sampling.ts';
+import { param } from '../embedded/param.ts';
+import type { Decode } from '../embedded/generate.ts';
+import { bytesF32, f32Bytes } from './framing.ts';
+import { WorkerProcess, type WorkerLaunch } from './worker-process.ts';
+
+export interface TorchEngineOptions extends WorkerLaunch {
+  /** Token ids → text, for stop strings (applied here: the worker has no tokenizer). */
+  decode?: Decode;
+}
+
+/** What the worker reports when it has loaded the model. */
+export interface TorchWorkerInfo {
+  worldSize: number;
+  device: string;
+  dtype: string;
+  torch: string;
+  transformers: string;
+  sharded: boolean;
+}
+
+interface AdapterMsg {
+  rank: number;
+  alpha: number;
+  targetModules: LinearModule[];
+  factors: { layer: number; module: LinearModule; A: Uint8Array; B: Uint8Array }[];
+}
+
+interface CriticMsg {
+  spec: ValueHeadSpec;
+  adapter: AdapterMsg | null;
+  head: { shape: [number, number]; W: Uint8Array; b: Uint8Array }[];
+}
+
+export class TorchEngine implements Engine {
+  private adapters = new Set<string>();
+  private critics = new Set<string>();
+  private deferred: Error | null = null;
+
+  private constructor(readonly config: ModelConfig, private readonly worker: WorkerProcess, readonly info: TorchWorkerInfo, private readonly options: TorchEngineOptions) {}
+
+  /** Starts the worker group on a Hugging Face model folder and waits until every rank has loaded it. */
+  static async load(modelDir: string, options: TorchEngineOptions = {}): Promise<TorchEngine> {
+    const config = readHfConfig(modelDir);
+    const { worker, info } = await WorkerProcess.start(modelDir, options);
+    return new TorchEngine(config, worker, info as TorchWorkerInfo, options);
+  }
+
+  /** Process id of the worker (torchrun's, with several processes), for diagnostics and tests. */
+  get workerPid(): number {
+    return this.worker.pid;
+  }
+
+  /** Runs a worker command (for tests and diagnostics: echo, info). */
+  async command(cmd: string, args: Record<string, unknown> = {}): Promise<unknown> {
+    if (this.deferred) {
+      const e = this.deferred;
+      this.deferred = null;
+      throw e;
+    }
+    return this.worker.call(cmd, args);
+  }
+
+  // ---- adapters and critics -------------------------------------------------------------
+
+  async createAdapter(name: string, lora: LoraConfig, seed: number): Promise<void> {
+    await this.putAdapter(name, createLora(this.config, lora, seed));
+  }
+
+  async loadAdapter(name: string, dir: string): Promise<void> {
+    await this.putAdapter(name, loadAdapterDir(this.config, dir));
+  }
+
+  async saveAdapter(name: string, dir: string): Promise<void> {
+    const msg = await this.command('getAdapter', { name }) as AdapterMsg;
+    saveAdapterDir(adapterFromMsg(msg), dir);
+  }
+
+  async deleteAdapter(name: string): Promise<void> {
+    await this.command('deleteAdapter', { name });
+    this.adapters.delete(name);
+  }
+
+  listAdapters(): string[] {
+    return [...this.adapters];
+  }
+
+  async createCritic(name: string, spec: ValueHeadSpec, seed: number): Promise<void> {
+    await this.putCritic(name, createCritic(this.config, spec, seed));
+  }
+
+  async loadCritic(name: string, dir: string): Promise<void> {
+    await this.putCritic(name, loadCriticDir(this.config, dir));
+  }
+
+  async saveCritic(name: string, dir: string): Promise<void> {
+    const msg = await this.command('getCritic', { name }) as CriticMsg;
+    const critic: Critic = {
+      spec: msg.spec,
+      lora: msg.adapter ? adapterFromMsg(msg.adapter) : null,
+      head: { layers: msg.head.map((l) => ({ W: param([...l.shape], bytesF32(l.W)), b: param([l.shape[0]], bytesF32(l.b)) })) },
+    };
+    saveCriticDir(critic, dir);
+  }
+
+  private async putAdapter(name: string, a: LoraAdapter): Promise<void> {
+    if (!name) throw new Error('adapter name must not be empty');
+    await this.command('putAdapter', { name, adapter: adapterToMsg(a) });
+    this.adapters.add(name);
+  }
+
+  private async putCritic(name: string, c: Critic): Promise<void> {
+    if (!name) throw new Error('critic name must not be empty');
+    const head = c.head.layers.map((l) => ({ shape: l.W.shape, W: f32Bytes(l.W.data), b: f32Bytes(l.b.data) }));
+    await this.command('putCritic', { name, spec: c.spec, head, adapter: c.lora ? adapterToMsg(c.lora) : null });
+    this.critics.add(name);
+  }
+
+  // ---- the base -------------------------------------------------------------------------
+
+  setBaseTrainable(trainable: boolean): void {
+    // Synchronous in the interface: sent now, its failure (if any) surfaces on the next call.
+    this.worker.call('setBaseTrainable', { trainable }).catch((e: Error) => { this.deferred ??= e; });
+  }
+
+  /** config.json, generation_config.json and model.safetensors, by transformers' save_pretrained. */
+  async saveBase(dir: string): Promise<void> {
+    await this.command('saveBase', { dir });
+  }
+
+  // ---- sampling and scoring -------------------------------------------------------------
+
+  async sample(target: Target, prompts: number[][], params: SampleParams): Promise<SampleResult[]> {
+    if (params.stopStrings.length > 0 && !this.options.decode) throw new Error('stopStrings need a decode function (engine option `decode`)');
+    const { stopStrings, ...rest } = params;
+    const results = await this.command('sample', { target, prompts, params: rest }) as SampleResult[];
+    if (stopStrings.length > 0) for (const r of results) cutAtStopString(r, stopStrings, this.options.decode!);
+    return results;
+  }
+
+  async forward(target: Target, batch: ScoreRequest[], options: ForwardOptions = {}): Promise<ForwardOutput> {
+    const reply = await this.command('forward', {
+      target, batch: batch.map((r) => ({ tokens: r.tokens, scoreFrom: r.scoreFrom })),
+      temperature: options.temperature ?? null, retainGraph: options.retainGraph === true,
+    }) as { logprobs?: Uint8Array[]; values?: Uint8Array[]; handle?: number };
+    const out: ForwardOutput = {};
+    if (reply.logprobs) out.logprobs = reply.logprobs.map((b) => bytesF32(b, 'logprobs'));
+    if (reply.values) out.values = reply.values.map((b) => bytesF32(b, 'values'));
+    if (reply.handle !== undefined) out.handle = { id: reply.handle };
+    return out;
+  }
+
+  async backward(handle: GraphHandle, grads: BackwardGrads): Promise<void> {
+    await this.command('backward', {
+      handle: handle.id,
+      dLogprobs: grads.dLogprobs ? grads.dLogprobs.map(f32Bytes) : null,
+      dValues: grads.dValues ? grads.dValues.map(f32Bytes) : null,
+    });
+  }
+
+  /** Drops a retained graph that will not get a backward. */
+  async releaseGraph(handle: GraphHandle): Promise<void> {
+    await this.command('releaseGraph', { handle: handle.id });
+  }
+
+  // ---- optimisation ---------------------------------------------------------------------
+
+  async optimStep(trainable: Trainable, params: OptimParams): Promise<OptimResult> {
+    return await this.command('optimStep', { trainable, params }) as OptimResult;
+  }
+
+  async zeroGrad(trainable: Trainable): Promise<void> {
+    await this.command('zeroGrad', { trainable });
+  }
+
+  /** The embedded engine's file format (optimizer-state-file.ts), so either engine can resume from it. */
+  async saveOptimizerState(trainable: Trainable, file: string): Promise<void> {
+    const s = await this.command('getOptimState', { trainable }) as { label: string; step: number; m: Uint8Array[]; v: Uint8Array[] };
+    writeAdamState(file, { step: s.step, m: s.m.map((b) => bytesF32(b)), v: s.v.map((b) => bytesF32(b)) }, s.label);
+  }
+
+  async loadOptimizerState(trainable: Trainable, file: string): Promise<void> {
+    const sizes = await this.command('paramSizes', { trainable }) as number[];
+    const s = readAdamState(file, sizes);
+    await this.command('putOptimState', { trainable, step: s.step, m: s.m.map(f32Bytes), v: s.v.map(f32Bytes) });
+  }
+
+  async dispose(): Promise<void> {
+    await this.worker.close();
+    this.adapters.clear();
+    this.critics.clear();
+  }
+}
+
+function adapterToMsg(a: LoraAdapter): AdapterMsg {
+  const factors: AdapterMsg['factors'] = [];
+  a.layers.forEach((layer, i) => {
+    // Insertion order: the adapter's parameter order, which optimiser state files follow.
+    for (const [module, f] of Object.entries(layer) as [LinearModule, { A: { data: Float32Array }; B: { data: Float32Array } }][]) {
+      factors.push({ layer: i, module, A: f32Bytes(f.A.data), B: f32Bytes(f.B.data) });
+    }
+  });
+  return { rank: a.config.rank, alpha: a.config.alpha, targetModules: [...a.config.targetModules], factors };
+}
+
+function adapterFromMsg(m: AdapterMsg): LoraAdapter {
+  const layers: LoraAdapter['layers'] = [];
+  for (const f of m.factors) {
+    while (layers.length <= f.layer) layers.push({});
+    const A = bytesF32(f.A, 'lora_A'), B = bytesF32(f.B, 'lora_B');
+    layers[f.layer]![f.module] = { A: param([m.rank, A.length / m.rank], A), B: param([B.length / m.rank, m.rank], B) };
+  }
+  return { config: { rank: m.rank, alpha: m.alpha, targetModules: [...m.targetModules] }, scale: m.alpha / m.rank, layers };
+}
+
+/**
+ * Applies stop strings after the fact: the result ends at its first token whose decoded prefix
+ * contains a stop string (as the embedded sampler would have stopped there), found by bisection
+ * since a prefix that contains one stays containing it as tokens are appended.
+ */
+export function cutAtStopString(r: SampleResult, stops: string[], decode: Decode): void {
+  if (r.tokens.length === 0 || findStopString(decode(r.tokens), stops) < 0) return;
+  let lo = 1, hi = r.tokens.length; // the shortest prefix containing a stop string lies in [lo, hi]
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (findStopString(decode(r.tokens.slice(0, mid)), stops) >= 0) hi = mid; else lo = mid + 1;
+  }
+  if (r.stopReason === 'stop_token' && hi === r.tokens.length) return; // the stop token came first
+  r.tokens.length = hi;
+  r.logprobs.length = hi;
+  r.stopReason = 'stop_string';
+}
