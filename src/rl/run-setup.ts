@@ -2,12 +2,22 @@
 // the engine (the tabular engine, a Hugging Face model folder, the run's saved base, or a model the
 // task builds itself — which is then saved into the run folder so a resumed run or an evaluation
 // loads the identical base).
+//
+// The saved base (RUN/base) is written to a temporary folder with a manifest and renamed into
+// place, so it exists complete or not at all. A base without a matching manifest (a kill during the
+// write of an older version, a truncated file) is removed and rebuilt with a notice: the task builds
+// it deterministically from the seed, so the rebuilt base is the one the run trained on.
 import { existsSync } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Engine } from '../engine/types.ts';
 import { loadEngine } from '../engine/index.ts';
 import type { MarftConfig } from '../config/schema.ts';
 import { ConfigError } from '../config/schema-dsl.ts';
+import { tempPath } from './atomic-write.ts';
+import { removeLeftovers } from './leftovers.ts';
+import { manifestProblem, writeManifest } from './manifest.ts';
+import { stderrNotice, type Notice } from './notice.ts';
 import { TabularEngine } from './tabular-engine.ts';
 import { registeredTasks, taskFactory, type TaskBundle } from './task.ts';
 import './toy-tasks.ts';
@@ -30,8 +40,28 @@ export async function buildTask(config: MarftConfig): Promise<TaskBundle> {
   }
 }
 
-/** The engine of a run; `runDir` (when given) holds or receives the base model a task built. */
-export async function buildEngine(config: MarftConfig, bundle: TaskBundle, runDir?: string): Promise<Engine> {
+/** Writes the engine's base to `dir` (absent) as a whole: temporary folder, manifest, rename. */
+async function saveBaseAtomic(engine: Engine, dir: string): Promise<void> {
+  const tmp = tempPath(dir);
+  await rm(tmp, { recursive: true, force: true });
+  try {
+    await engine.saveBase(tmp);
+    await writeManifest(tmp);
+    await rename(tmp, dir);
+  } catch (err) {
+    await rm(tmp, { recursive: true, force: true });
+    // Another process saved the same base first (it is built from the same seed): keep theirs.
+    const code = (err as NodeJS.ErrnoException).code;
+    if ((code === 'ENOTEMPTY' || code === 'EEXIST') && (await manifestProblem(dir)) === null) return;
+    throw err;
+  }
+}
+
+/**
+ * The engine of a run; `runDir` (when given) holds or receives the base model a task built. Leftovers
+ * of interrupted base writes are removed and a half-written base is rebuilt, each with a notice.
+ */
+export async function buildEngine(config: MarftConfig, bundle: TaskBundle, runDir?: string, notice: Notice = stderrNotice): Promise<Engine> {
   if (config.model.precision !== 'fp32') throw new ConfigError(`model.precision: got "${config.model.precision}", expected 'fp32' (the ${config.model.engine} engine computes in fp32; bf16 needs the torch engine)`);
   if (config.model.engine === 'tabular') return new TabularEngine(bundle.vocabSize);
   if (config.model.path) {
@@ -39,14 +69,22 @@ export async function buildEngine(config: MarftConfig, bundle: TaskBundle, runDi
     return loadEngine(config.model.path);
   }
   const saved = runDir ? join(runDir, 'base') : undefined;
-  if (saved && existsSync(join(saved, 'config.json'))) return loadEngine(saved);
+  if (runDir && saved) {
+    await removeLeftovers(runDir, notice);
+    if (existsSync(saved)) {
+      const problem = await manifestProblem(saved);
+      if (problem === null) return loadEngine(saved);
+      notice(`${saved} is incomplete (${problem}); a write was interrupted or the folder was damaged, so it is rebuilt from the seed`);
+      await rm(saved, { recursive: true, force: true });
+    }
+  }
   if (!bundle.buildEngine) throw new ConfigError(`model.path: task '${config.task.name}' builds no model of its own; name a Hugging Face model folder`);
   const engine = await bundle.buildEngine(config.seed);
-  if (saved) await engine.saveBase(saved);
+  if (saved) await saveBaseAtomic(engine, saved);
   return engine;
 }
 
-export async function buildRun(config: MarftConfig, runDir?: string): Promise<RunObjects> {
+export async function buildRun(config: MarftConfig, runDir?: string, notice: Notice = stderrNotice): Promise<RunObjects> {
   const bundle = await buildTask(config);
-  return { bundle, engine: await buildEngine(config, bundle, runDir) };
+  return { bundle, engine: await buildEngine(config, bundle, runDir, notice) };
 }

@@ -10,6 +10,7 @@ import type {
   BackwardGrads, Engine, ForwardOptions, ForwardOutput, GraphHandle, LoraConfig, ModelConfig, OptimParams, OptimResult,
   SampleParams, SampleResult, ScoreRequest, Target, Trainable, ValueHeadSpec,
 } from '../engine/types.ts';
+import { firstNonFinite, NonFiniteStateError } from './finite-guard.ts';
 import { mulberry32, deriveSeed } from './rng.ts';
 
 /** Parameters of one trainable: rows indexed by a context key, with gradients and Adam moments. */
@@ -44,12 +45,21 @@ interface Graph {
 
 const keyOf = (tokens: number[], length: number): string => tokens.slice(0, length).join(',');
 
-function tableToJson(rows: Map<string, Float64Array>): Record<string, number[]> {
+/**
+ * JSON has no NaN or Infinity (JSON.stringify writes null, which would load back as 0 and silently
+ * change a resumed run), so a table with a non-finite entry is refused here: a diverged state is
+ * never written. `what` names the table in the error.
+ */
+function tableToJson(rows: Map<string, Float64Array>, what: string): Record<string, number[]> {
+  for (const [k, r] of rows) if (firstNonFinite(r) >= 0) throw new NonFiniteStateError(`${what} (row "${k}")`);
   return Object.fromEntries([...rows].map(([k, r]) => [k, Array.from(r)]));
 }
 
-function tableFromJson(json: Record<string, number[]>): Map<string, Float64Array> {
-  return new Map(Object.entries(json).map(([k, r]) => [k, Float64Array.from(r)]));
+function tableFromJson(json: Record<string, number[]>, file: string): Map<string, Float64Array> {
+  return new Map(Object.entries(json).map(([k, r]) => {
+    if (!Array.isArray(r) || !r.every((x) => typeof x === 'number')) throw new Error(`${file}: row "${k}" is not a list of numbers (the file is damaged)`);
+    return [k, Float64Array.from(r)];
+  }));
 }
 
 export class TabularEngine implements Engine {
@@ -75,7 +85,7 @@ export class TabularEngine implements Engine {
     this.adapters.set(name, await this.loadTable(join(dir, 'tabular_adapter.json'), this.config.vocabSize));
   }
   async saveAdapter(name: string, dir: string): Promise<void> {
-    await this.saveTable(this.table({ kind: 'adapter', name }), join(dir, 'tabular_adapter.json'), dir);
+    await this.saveTable(this.table({ kind: 'adapter', name }), join(dir, 'tabular_adapter.json'), dir, `the policy adapter '${name}'`);
   }
   async deleteAdapter(name: string): Promise<void> {
     this.adapters.delete(name);
@@ -90,7 +100,7 @@ export class TabularEngine implements Engine {
     this.critics.set(name, await this.loadTable(join(dir, 'tabular_critic.json'), 1));
   }
   async saveCritic(name: string, dir: string): Promise<void> {
-    await this.saveTable(this.table({ kind: 'critic', name }), join(dir, 'tabular_critic.json'), dir);
+    await this.saveTable(this.table({ kind: 'critic', name }), join(dir, 'tabular_critic.json'), dir, `the critic '${name}'`);
   }
   setBaseTrainable(trainable: boolean): void {
     if (trainable) throw new Error('the tabular engine has a fixed uniform base');
@@ -231,7 +241,8 @@ export class TabularEngine implements Engine {
 
   async saveOptimizerState(trainable: Trainable, file: string): Promise<void> {
     const table = this.table(trainable);
-    await writeFile(file, JSON.stringify({ t: table.t, m: tableToJson(table.m), v: tableToJson(table.v) }));
+    const what = `the optimiser state of ${trainable.kind === 'base' ? 'the base' : `${trainable.kind} '${trainable.name}'`}`;
+    await writeFile(file, JSON.stringify({ t: table.t, m: tableToJson(table.m, what), v: tableToJson(table.v, what) }));
   }
 
   async loadOptimizerState(trainable: Trainable, file: string): Promise<void> {
@@ -240,8 +251,8 @@ export class TabularEngine implements Engine {
     table.t = json.t;
     table.m.clear();
     table.v.clear();
-    for (const [k, r] of tableFromJson(json.m)) table.m.set(k, r);
-    for (const [k, r] of tableFromJson(json.v)) table.v.set(k, r);
+    for (const [k, r] of tableFromJson(json.m, file)) table.m.set(k, r);
+    for (const [k, r] of tableFromJson(json.v, file)) table.v.set(k, r);
   }
 
   async dispose(): Promise<void> {
@@ -257,16 +268,17 @@ export class TabularEngine implements Engine {
     return table;
   }
 
-  private async saveTable(table: Table, file: string, dir: string): Promise<void> {
+  private async saveTable(table: Table, file: string, dir: string, what: string): Promise<void> {
+    const rows = tableToJson(table.rows, what);
     await mkdir(dir, { recursive: true });
-    await writeFile(file, JSON.stringify({ width: table.width, rows: tableToJson(table.rows) }));
+    await writeFile(file, JSON.stringify({ width: table.width, rows }));
   }
 
   private async loadTable(file: string, width: number): Promise<Table> {
     const json = JSON.parse(await readFile(file, 'utf8')) as { width: number; rows: Record<string, number[]> };
     if (json.width !== width) throw new Error(`${file}: table width ${json.width}, expected ${width}`);
     const table = new Table(width);
-    for (const [k, r] of tableFromJson(json.rows)) table.rows.set(k, r);
+    for (const [k, r] of tableFromJson(json.rows, file)) table.rows.set(k, r);
     return table;
   }
 }

@@ -21,12 +21,16 @@ export function loadBaseDir(dir: string): { config: ModelConfig; weights: BaseWe
   return { config, weights: weightsFromHf(config, loadHfWeights(dir)) };
 }
 
-/** config.json, generation_config.json (the model's bos/eos) and model.safetensors. */
+/**
+ * model.safetensors, generation_config.json (the model's bos/eos) and config.json, in that order:
+ * each file is written atomically, and config.json (what marks a folder as a model) comes last, so
+ * a write cut short never leaves a config.json beside missing or partial weights.
+ */
 export function saveBaseDir(cfg: ModelConfig, w: BaseWeights, dir: string): void {
   mkdirSync(dir, { recursive: true });
-  writeHfConfig(dir, cfg);
-  writeGenerationConfig(dir, { bosTokenId: cfg.bosTokenId, eosTokenIds: cfg.eosTokenIds, padTokenId: null });
   saveHfWeights(dir, weightsToHf(w) as Map<string, HostTensor>);
+  writeGenerationConfig(dir, { bosTokenId: cfg.bosTokenId, eosTokenIds: cfg.eosTokenIds, padTokenId: null });
+  writeHfConfig(dir, cfg);
 }
 
 // ---- PEFT adapters (names and files: peft.ts) ----------------------------------------------
