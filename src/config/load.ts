@@ -1,6 +1,7 @@
 // Reading configuration files (YAML or JSON) into a validated MarftConfig.
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
+import { applyOverrides, parseOverride } from './overrides.ts';
 import { configSchema, type MarftConfig } from './schema.ts';
 import { ConfigError, validate } from './schema-dsl.ts';
 
@@ -9,24 +10,50 @@ export function parseConfig(raw: unknown): MarftConfig {
   return validate(configSchema, raw);
 }
 
-/** Reads and validates a .yaml/.yml/.json file; ConfigError names the file and the key. */
-export async function loadConfig(file: string): Promise<MarftConfig> {
+/** Why a file cannot be read, in words. */
+async function unreadable(file: string, err: unknown): Promise<string> {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EISDIR' || (await stat(file).then((s) => s.isDirectory(), () => false))) return 'is a folder, not a configuration file';
+  if (code === 'EACCES' || code === 'EPERM') return 'cannot be read (permission denied)';
+  return `cannot be read (${code ?? (err as Error).message})`;
+}
+
+const isEmpty = (raw: unknown): boolean => raw === null || raw === undefined || (typeof raw === 'object' && !Array.isArray(raw) && Object.keys(raw).length === 0);
+
+/**
+ * Reads and validates a .yaml/.yml/.json file, after the `--set KEY=VALUE` overrides (src/config/overrides.ts).
+ * A configuration file must name at least `task.name`, what it trains on: an empty file (or `{}`, or
+ * only comments) is refused rather than silently training the defaults. ConfigError names the file and the key.
+ */
+export async function loadConfig(file: string, sets: readonly string[] = []): Promise<MarftConfig> {
+  const overrides = sets.map(parseOverride);
   let text: string;
   try {
     text = await readFile(file, 'utf8');
-  } catch {
-    throw new ConfigError(`${file}: cannot read the configuration file`);
+  } catch (err) {
+    throw new ConfigError(`${file}: ${await unreadable(file, err)}`);
   }
+  const json = file.endsWith('.json');
   let raw: unknown;
   try {
-    raw = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+    raw = text.trim() === '' ? null : json ? JSON.parse(text) : parseYaml(text);
   } catch (err) {
-    throw new ConfigError(`${file}: not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`);
+    throw new ConfigError(`${file}: not valid ${json ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`);
   }
+  if (isEmpty(raw) && overrides.length === 0) {
+    throw new ConfigError(`${file}: the config is empty: it must name at least task.name, the task to train on (e.g. 'task: { name: coordination-game }'; docs/config.md)`);
+  }
+  const merged = applyOverrides(raw, overrides);
+  const where = overrides.length > 0 ? `${file} (with --set)` : file;
+  let config: MarftConfig;
   try {
-    return parseConfig(raw ?? {});
+    config = parseConfig(merged);
   } catch (err) {
-    if (err instanceof ConfigError) throw new ConfigError(`${file}: ${err.message}`);
+    if (err instanceof ConfigError) throw new ConfigError(`${where}: ${err.message}`);
     throw err;
   }
+  const task = (merged as { task?: { name?: unknown } }).task;
+  if (task?.name === undefined) throw new ConfigError(`${where}: task.name is missing: a configuration names the task it trains on (e.g. 'task: { name: coordination-game }'; docs/config.md)`);
+  return config;
 }

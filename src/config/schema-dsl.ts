@@ -13,6 +13,8 @@ export interface NumberNode extends Doc {
   /** true: min is exclusive. */
   minExclusive?: boolean;
   integer?: boolean;
+  /** Why `max` is the upper bound (said when a value exceeds it, and in the docs). */
+  maxWhy?: string;
 }
 export interface BooleanNode extends Doc {
   kind: 'boolean';
@@ -31,6 +33,8 @@ export interface NumberListNode extends Doc {
   kind: 'number-list';
   default: number[];
   min?: number;
+  max?: number;
+  maxWhy?: string;
   integer?: boolean;
 }
 export interface EnumListNode<V extends string = string> extends Doc {
@@ -45,6 +49,9 @@ export interface RecordNode extends Doc {
 export interface ObjectNode<F extends Record<string, SchemaNode> = Record<string, SchemaNode>> extends Doc {
   kind: 'object';
   fields: F;
+  /** A rule across keys, run on the validated mapping: returns what is wrong, or null. (Method syntax:
+   *  its parameter is compared bivariantly, so an ObjectNode<F> still is a SchemaNode.) */
+  check?(value: { [K in keyof F]: Infer<F[K]> }): string | null;
 }
 export type SchemaNode = NumberNode | BooleanNode | StringNode | EnumNode | NumberListNode | EnumListNode | RecordNode | ObjectNode;
 
@@ -66,25 +73,41 @@ export type Infer<N> = N extends NumberNode
                 ? { [K in keyof F]: Infer<F[K]> }
                 : never;
 
+/** An upper bound of a setting and the reason for it (sizes that could not fit in memory, counts that could not finish). */
+export interface Bound {
+  max: number;
+  why: string;
+}
+
 export const num = (doc: string, def: number, limits: Omit<NumberNode, 'kind' | 'doc' | 'default'> = {}): NumberNode => ({ kind: 'number', doc, default: def, ...limits });
-export const int = (doc: string, def: number, min = 0): NumberNode => ({ kind: 'number', doc, default: def, min, integer: true });
+/** An integer setting; `bound` caps it (test/config checks that every integer key of the schema has one). */
+export const int = (doc: string, def: number, min = 0, bound?: Bound): NumberNode => ({ kind: 'number', doc, default: def, min, integer: true, ...(bound ? { max: bound.max, maxWhy: bound.why } : {}) });
 export const bool = (doc: string, def: boolean): BooleanNode => ({ kind: 'boolean', doc, default: def });
 export const str = (doc: string, def: string): StringNode => ({ kind: 'string', doc, default: def });
 export const oneOf = <V extends string>(doc: string, values: readonly V[], def: V): EnumNode<V> => ({ kind: 'enum', doc, values, default: def });
-export const numbers = (doc: string, def: number[], limits: { min?: number; integer?: boolean } = {}): NumberListNode => ({ kind: 'number-list', doc, default: def, ...limits });
+export const numbers = (doc: string, def: number[], limits: { min?: number; integer?: boolean; bound?: Bound } = {}): NumberListNode => {
+  const { bound, ...rest } = limits;
+  return { kind: 'number-list', doc, default: def, ...rest, ...(bound ? { max: bound.max, maxWhy: bound.why } : {}) };
+};
 export const someOf = <V extends string>(doc: string, values: readonly V[], def: V[]): EnumListNode<V> => ({ kind: 'enum-list', doc, values, default: def });
 export const record = (doc: string): RecordNode => ({ kind: 'record', doc });
-export const obj = <F extends Record<string, SchemaNode>>(doc: string, fields: F): ObjectNode<F> => ({ kind: 'object', doc, fields });
+export const obj = <F extends Record<string, SchemaNode>>(doc: string, fields: F, check?: ObjectNode<F>['check']): ObjectNode<F> => ({ kind: 'object', doc, fields, ...(check ? { check } : {}) });
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-function describeNumber(n: NumberNode): string {
-  const parts = [n.integer ? 'an integer' : 'a number'];
-  if (n.min !== undefined) parts.push(`${n.minExclusive ? '>' : '>='} ${n.min}`);
-  if (n.max !== undefined) parts.push(`<= ${n.max}`);
-  return parts.join(' ');
+/** The range of a number, e.g. 'in [1, 65536]', 'in (0, 1]', '>= 0' or '' (any). */
+function range(n: { min?: number; max?: number; minExclusive?: boolean }): string {
+  if (n.min !== undefined && n.max !== undefined) return `in ${n.minExclusive ? '(' : '['}${n.min}, ${n.max}]`;
+  if (n.min !== undefined) return `${n.minExclusive ? '>' : '>='} ${n.min}`;
+  if (n.max !== undefined) return `<= ${n.max}`;
+  return '';
+}
+
+function describeNumber(n: NumberNode, finite = false): string {
+  const what = finite ? `a finite ${n.integer ? 'integer' : 'number'}` : n.integer ? 'an integer' : 'a number';
+  return [what, range(n)].filter((s) => s !== '').join(' ');
 }
 
 /** What a node allows, in words (used by errors and by the docs table). */
@@ -99,7 +122,7 @@ export function allowedValues(node: SchemaNode): string {
     case 'enum':
       return `one of ${node.values.map((v) => `'${v}'`).join(', ')}`;
     case 'number-list':
-      return `a list of ${node.integer ? 'integers' : 'numbers'}${node.min !== undefined ? ` >= ${node.min}` : ''}`;
+      return [`a list of ${node.integer ? 'integers' : 'numbers'}`, range(node)].filter((s) => s !== '').join(' ');
     case 'enum-list':
       return `a list of ${node.values.map((v) => `'${v}'`).join(', ')}`;
     case 'record':
@@ -121,10 +144,19 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function show(v: unknown): string {
-  const s = JSON.stringify(v);
-  return s === undefined ? String(v) : s.length > 60 ? `${s.slice(0, 57)}...` : s;
+/** A value as the user wrote it, shortened; NaN and ±Infinity by name (JSON would print null). */
+function render(v: unknown): string {
+  if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
+  if (Array.isArray(v)) return `[${v.map(render).join(',')}]`;
+  return JSON.stringify(v) ?? String(v);
 }
+
+function show(v: unknown): string {
+  const s = render(v);
+  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+}
+
+const isNonFinite = (v: unknown): boolean => typeof v === 'number' && !Number.isFinite(v);
 
 /** Validates `value` against `node`, filling defaults for absent keys; throws ConfigError naming the dotted key. */
 export function validate<N extends SchemaNode>(node: N, value: unknown, path = ''): Infer<N> {
@@ -132,10 +164,16 @@ export function validate<N extends SchemaNode>(node: N, value: unknown, path = '
   const fail = (): never => {
     throw new ConfigError(`${key}: got ${show(value)}, expected ${allowedValues(node)}`);
   };
+  /** Above the bound: the error says why there is one. */
+  const tooLarge = (bounded: { max?: number; maxWhy?: string }): never => {
+    throw new ConfigError(`${key}: got ${show(value)}, expected ${allowedValues(node)}${bounded.maxWhy ? ` (${bounded.maxWhy})` : ''}`);
+  };
   switch (node.kind) {
     case 'number':
       if (value === undefined) return node.default as Infer<N>;
-      if (!checkNumber(node, value)) fail();
+      // YAML's .nan / .inf and overflowing literals (1e999) arrive as numbers: name them as such.
+      if (isNonFinite(value)) throw new ConfigError(`${key}: got ${show(value)}, expected ${describeNumber(node, true)}`);
+      if (!checkNumber(node, value)) (node.max !== undefined && typeof value === 'number' && value > node.max ? tooLarge(node) : fail());
       return value as Infer<N>;
     case 'boolean':
       if (value === undefined) return node.default as Infer<N>;
@@ -151,9 +189,14 @@ export function validate<N extends SchemaNode>(node: N, value: unknown, path = '
       return value as Infer<N>;
     case 'number-list': {
       if (value === undefined) return [...node.default] as Infer<N>;
-      const item: NumberNode = { kind: 'number', doc: '', default: 0, min: node.min, integer: node.integer };
-      if (!Array.isArray(value) || !value.every((x) => checkNumber(item, x))) fail();
-      return [...(value as number[])] as Infer<N>;
+      const item: NumberNode = { kind: 'number', doc: '', default: 0, min: node.min, max: node.max, integer: node.integer };
+      if (!Array.isArray(value)) fail();
+      const items = value as unknown[];
+      if (!items.every((x) => checkNumber(item, x))) {
+        if (node.max !== undefined && items.some((x) => typeof x === 'number' && x > node.max! && Number.isFinite(x)) && items.every((x) => typeof x === 'number' && Number.isFinite(x))) tooLarge(node);
+        fail();
+      }
+      return [...(items as number[])] as Infer<N>;
     }
     case 'enum-list':
       if (value === undefined) return [...node.default] as Infer<N>;
@@ -175,6 +218,8 @@ export function validate<N extends SchemaNode>(node: N, value: unknown, path = '
       }
       const out: Record<string, unknown> = {};
       for (const [k, child] of Object.entries(node.fields)) out[k] = validate(child, input[k], path ? `${path}.${k}` : k);
+      const problem = node.check?.(out as never);
+      if (problem) throw new ConfigError(`${key}: ${problem}`);
       return out as Infer<N>;
     }
   }
@@ -196,5 +241,6 @@ export interface DocRow {
 export function docRows(node: SchemaNode, path = ''): DocRow[] {
   if (node.kind === 'object') return Object.entries(node.fields).flatMap(([k, child]) => docRows(child, path ? `${path}.${k}` : k));
   const def = node.kind === 'record' ? '{}' : JSON.stringify(node.default);
-  return [{ key: path, default: def, allowed: allowedValues(node), doc: node.doc }];
+  const why = (node.kind === 'number' || node.kind === 'number-list') && node.maxWhy ? ` (at most ${node.max}: ${node.maxWhy})` : '';
+  return [{ key: path, default: def, allowed: allowedValues(node), doc: `${node.doc}${why}` }];
 }

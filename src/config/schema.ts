@@ -2,7 +2,28 @@
 // docs/config.md is generated from this file (src/config/docs.ts); test/config checks it is current.
 import { ALL_LINEAR_MODULES } from '../engine/types.ts';
 import { ACTION_NORMALISATIONS, ALGORITHMS, SCHEDULE_KINDS, VALUE_LOSS_KINDS } from './choices.ts';
-import { bool, int, num, numbers, obj, oneOf, record, someOf, str, type Infer } from './schema-dsl.ts';
+import { bool, int, num, numbers, obj, oneOf, record, someOf, str, type Bound, type Infer } from './schema-dsl.ts';
+
+/** Episodes of one step (or of one evaluation seed), which are held in memory together. */
+const MAX_EPISODES = 65_536;
+
+// Upper bounds of the integer settings: generous for real runs, but they refuse values that cannot
+// fit in memory or finish (a batch of 10⁹ problems used to crash the runtime natively).
+const BOUND = {
+  seed: { max: 4_294_967_295, why: 'seeds are 32-bit, so a larger one would repeat a smaller one' },
+  rank: { max: 16_384, why: 'no model is that wide, and a rank above the width adds nothing' },
+  width: { max: 65_536, why: "the head's weights grow with the product of neighbouring widths" },
+  steps: { max: 1_000_000, why: 'a run of more steps cannot finish' },
+  passes: { max: 1_000, why: 'each pass costs a forward and a backward over the whole batch' },
+  minibatches: { max: MAX_EPISODES, why: `a minibatch holds at least one episode, and a step at most ${MAX_EPISODES}` },
+  episodes: { max: MAX_EPISODES, why: 'the episodes of one step are held in memory together' },
+  tokens: { max: 1_048_576, why: "no model's context is longer" },
+  microBatch: { max: 1_048_576, why: "a micro-batch's activations are held in memory together" },
+  topK: { max: 1_048_576, why: 'no vocabulary is larger' },
+  checkpoints: { max: 1_000, why: 'each checkpoint keeps a copy of the trained weights on disk' },
+  evalSeeds: { max: 1_000, why: 'each seed decodes every held-out problem once more' },
+  evalProblems: { max: MAX_EPISODES, why: 'the episodes of one evaluation seed are held in memory together' },
+} satisfies Record<string, Bound>;
 
 export { ALGORITHMS, type AlgorithmName } from './choices.ts';
 
@@ -20,7 +41,7 @@ const optimiser = (who: string, schedule: 'cosine' | 'constant', finalRatio: num
   });
 
 export const configSchema = obj('a MARFT training run', {
-  seed: int('run seed: every step derives its sampling seed from (seed, step)', 0),
+  seed: int('run seed: every step derives its sampling seed from (seed, step)', 0, 0, BOUND.seed),
   algorithm: oneOf(
     'marft-action: action-level MARFT (predecessor-conditioned PPO, centralised critic); marft-token: token-level MARFT; ippo: independent policy and critic per agent; marft-outcome: trajectory-level variant (outcome reward at the episode end)',
     ALGORITHMS,
@@ -37,20 +58,20 @@ export const configSchema = obj('a MARFT training run', {
   }),
   policy: obj('the agents’ policies', {
     parameterSharing: bool('true: one policy adapter for all agents (2 adapters with the critic); false: one per agent (n + 1)', true),
-    loraRank: int('LoRA rank', 32, 1),
+    loraRank: int('LoRA rank', 32, 1, BOUND.rank),
     loraAlpha: num('LoRA alpha', 16, { min: 0, minExclusive: true }),
     targetModules: someOf('linear layers LoRA wraps (default: all)', ALL_LINEAR_MODULES, [...ALL_LINEAR_MODULES]),
   }),
   critic: obj('the centralised critic (IPPO: one per agent)', {
     kind: oneOf('lora-critic: a LoRA critic adapter + linear value head (the paper); mlp: frozen base + MLP head (the reference code)', ['lora-critic', 'mlp'] as const, 'lora-critic'),
-    mlpHidden: numbers('hidden sizes of the MLP head (reference code [1024, 512]; MAS-OPD runs [64])', [1024, 512], { min: 1, integer: true }),
-    loraRank: int('rank of the critic adapter', 32, 1),
+    mlpHidden: numbers('hidden sizes of the MLP head (reference code [1024, 512]; MAS-OPD runs [64])', [1024, 512], { min: 1, integer: true, bound: BOUND.width }),
+    loraRank: int('rank of the critic adapter', 32, 1, BOUND.rank),
     loraAlpha: num('alpha of the critic adapter', 16, { min: 0, minExclusive: true }),
-    warmupSteps: int('steps at the start that train only the critic (the actor is frozen)', 0),
+    warmupSteps: int('steps at the start that train only the critic (the actor is frozen)', 0, 0, BOUND.steps),
     valueLoss: oneOf('value regression loss', VALUE_LOSS_KINDS, 'mse'),
     huberDelta: num('Huber δ', 1.0, { min: 0, minExclusive: true }),
     valueClip: num('clip of the new values around the old ones in the value loss (0 = off)', 0.2, { min: 0 }),
-    epochs: int('critic passes over each batch', 1, 1),
+    epochs: int('critic passes over each batch', 1, 1, BOUND.passes),
     optim: optimiser('critic', 'constant', 1.0),
   }),
   actor: obj('the PPO update of the policies', {
@@ -63,9 +84,9 @@ export const configSchema = obj('a MARFT training run', {
     behaviourCap: num('cap of the behaviour importance weights', 5, { min: 1 }),
     actionNormalisation: oneOf('action log-prob: sum of token log-probs, or divided by the token count or the word count', ACTION_NORMALISATIONS, 'sum'),
     agentByAgent: bool('update one agent per interval, cycling in execution order (the others’ actions are not trained on)', false),
-    agentInterval: int('steps per agent when agentByAgent is on', 1, 1),
-    epochs: int('PPO epochs over each batch', 1, 1),
-    minibatches: int('PPO minibatches per epoch', 1, 1),
+    agentInterval: int('steps per agent when agentByAgent is on', 1, 1, BOUND.steps),
+    epochs: int('PPO epochs over each batch', 1, 1, BOUND.passes),
+    minibatches: int('PPO minibatches per epoch', 1, 1, BOUND.minibatches),
     optim: optimiser('actor', 'cosine', 0.05),
   }),
   advantage: obj('credit assignment', {
@@ -77,27 +98,31 @@ export const configSchema = obj('a MARFT training run', {
     normaliseAdvantages: bool('whiten the advantages over the batch', true),
   }),
   rollout: obj('sampling of training episodes', {
-    batchSize: int('problems per training step', 256, 1),
-    rolloutsPerPrompt: int('episodes sampled per problem', 1, 1),
+    batchSize: int('problems per training step', 256, 1, BOUND.episodes),
+    rolloutsPerPrompt: int(`episodes sampled per problem (and batchSize × rolloutsPerPrompt ≤ ${MAX_EPISODES})`, 1, 1, BOUND.episodes),
     temperature: num('sampling temperature', 1.0, { min: 0 }),
     topP: num('nucleus sampling (1 = off)', 1.0, { min: 0, max: 1, minExclusive: true }),
-    topK: int('top-k sampling (0 = off)', 0),
-    maxNewTokens: int('per-agent generation cap (maths Duo 12,288, Trio 8,192, Quad 6,144; coding 13,824 / 9,216 / 6,912)', 12288, 1),
-    maxPromptTokens: int('input cap (maths 1,024; coding 4,096)', 1024, 1),
-  }),
+    topK: int('top-k sampling (0 = off)', 0, 0, BOUND.topK),
+    maxNewTokens: int('per-agent generation cap (maths Duo 12,288, Trio 8,192, Quad 6,144; coding 13,824 / 9,216 / 6,912)', 12288, 1, BOUND.tokens),
+    maxPromptTokens: int('input cap (maths 1,024; coding 4,096)', 1024, 1, BOUND.tokens),
+  }, (r) =>
+    r.batchSize * r.rolloutsPerPrompt > MAX_EPISODES
+      ? `batchSize × rolloutsPerPrompt = ${r.batchSize} × ${r.rolloutsPerPrompt} episodes per step, expected at most ${MAX_EPISODES} (the episodes of one step are held in memory together)`
+      : null,
+  ),
   train: obj('the loop', {
-    steps: int('training steps (rollout + update)', 100, 1),
-    microBatchTokens: int('cap on the tokens of one forward/backward micro-batch', 32768, 1),
-    checkpointEvery: int('write a checkpoint every N steps (and at the end)', 10, 1),
-    keepCheckpoints: int('checkpoints kept on disk (older ones are deleted)', 2, 1),
-    evalEvery: int('score held-out problems every N steps (0 = only before and after)', 0),
+    steps: int('training steps (rollout + update)', 100, 1, BOUND.steps),
+    microBatchTokens: int('cap on the tokens of one forward/backward micro-batch', 32768, 1, BOUND.microBatch),
+    checkpointEvery: int('write a checkpoint every N steps (and at the end)', 10, 1, BOUND.steps),
+    keepCheckpoints: int('checkpoints kept on disk (older ones are deleted)', 2, 1, BOUND.checkpoints),
+    evalEvery: int('score held-out problems every N steps (0 = only before and after)', 0, 0, BOUND.steps),
   }),
   eval: obj('held-out evaluation (spec section 7)', {
     temperature: num('sampling temperature', 0.6, { min: 0 }),
     topP: num('nucleus sampling (1 = off)', 1.0, { min: 0, max: 1, minExclusive: true }),
-    topK: int('top-k (0 = off)', 0),
-    seeds: int('decode every problem once per seed; the score is the mean of the per-seed averages', 5, 1),
-    problems: int('held-out problems scored (0 = all the task offers)', 0),
+    topK: int('top-k (0 = off)', 0, 0, BOUND.topK),
+    seeds: int('decode every problem once per seed; the score is the mean of the per-seed averages', 5, 1, BOUND.evalSeeds),
+    problems: int('held-out problems scored (0 = all the task offers)', 0, 0, BOUND.evalProblems),
   }),
 });
 
