@@ -76,7 +76,7 @@ async function pairEpisode(reference: string) {
   const sampler = new ScriptedSampler(tokenizer, (input) =>
     input.meta!.agent === 'reasoner' ? `so #### ${said[input.meta!.t]}` : '```python\nprint(' + printed[input.meta!.t] + ')\n```',
   );
-  const env = new TurnRecordingEnv(new MathEnv({ id: 'p', question: 'What is 3*4?', answer: reference }, { runProgram }));
+  const env = new TurnRecordingEnv(new MathEnv({ domain: 'math', id: 'p', dataset: 'test', question: 'What is 3*4?', answer: reference, meta: {} }, { runProgram }));
   const [episode] = await rollout(reasonerToolUser({ horizon: 3 }), [env], {
     sampler, tokenizer, keepMessages: true,
     params: { temperature: 1, topP: 1, topK: 0, maxNewTokens: 64, stopTokenIds: [], stopStrings: [], seed: 0 },

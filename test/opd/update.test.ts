@@ -67,7 +67,7 @@ test('one training step on the lookup-table engine: per-role metrics, PAC fracti
     student, teacher, tokenizer, seed: 3, settings,
     task: {
       workflow: reasonerToolUser({ horizon: 2 }),
-      trainEnvs: (count) => Array.from({ length: count }, (_, i) => new MathEnv({ id: `p${i}`, question: '1+2', answer: '3' }, { runProgram })),
+      trainEnvs: (count) => Array.from({ length: count }, (_, i) => new MathEnv({ domain: 'math', id: `p${i}`, dataset: 'test', question: '1+2', answer: '3', meta: {} }, { runProgram })),
       attribute: mathAttributor,
     },
     conditions: DEFAULT_ROLE_CONDITIONS,
