@@ -10,6 +10,7 @@ export const ippo: Algorithm = {
     policies: policyAdapters(agents, false),
     critics: Object.fromEntries(agents.map((a) => [a, `critic-${a}`])),
     chain: 'per-agent',
-    outcomeReward: false,
+    reward: 'broadcast',
+    criticInput: 'own',
   }),
 };

@@ -1,6 +1,8 @@
 // Action-level MARFT (spec section 4): each agent's action is one timestep, scored in its own
 // prompt (which contains its predecessors' messages: predecessor-conditioned PPO); one centralised
-// critic; GAE across agents then environment steps; shared or per-agent policy adapters.
+// critic reading the joint state of the step; the team reward once per step, at its last action;
+// GAE across agents then environment steps, so each agent's advantage is its share of the joint
+// advantage; shared or per-agent policy adapters.
 import { centralisedCritic, policyAdapters, type Algorithm } from './types.ts';
 
 export const marftAction: Algorithm = {
@@ -11,6 +13,7 @@ export const marftAction: Algorithm = {
     policies: policyAdapters(agents, config.policy.parameterSharing),
     critics: centralisedCritic(agents),
     chain: 'joint',
-    outcomeReward: false,
+    reward: 'step-end',
+    criticInput: 'joint',
   }),
 };

@@ -1,6 +1,7 @@
 // Trajectory-level MARFT (spec section 4): outcome-only rewards (GRPO/DAPO style) fit as
-// action-level optimisation with the reward at the end: each episode's rewards move to its final
-// action, and action-level GAE carries the credit back through the agents and steps.
+// action-level optimisation with the reward at the end: the episode's outcome (its score, not a
+// sum of per-action rewards) is the reward of its final action, and action-level GAE carries the
+// credit back through the agents and steps.
 import { centralisedCritic, policyAdapters, type Algorithm } from './types.ts';
 
 export const marftOutcome: Algorithm = {
@@ -11,6 +12,7 @@ export const marftOutcome: Algorithm = {
     policies: policyAdapters(agents, config.policy.parameterSharing),
     critics: centralisedCritic(agents),
     chain: 'joint',
-    outcomeReward: true,
+    reward: 'outcome',
+    criticInput: 'joint',
   }),
 };

@@ -10,6 +10,7 @@ export const marftToken: Algorithm = {
     policies: policyAdapters(agents, config.policy.parameterSharing),
     critics: centralisedCritic(agents),
     chain: 'joint',
-    outcomeReward: false,
+    reward: 'step-end',
+    criticInput: 'joint',
   }),
 };

@@ -14,8 +14,17 @@ export interface AlgorithmPlan {
   critics: Record<string, string>;
   /** joint: the GAE chain runs across agents then environment steps (MARFT); per-agent: one chain per agent (IPPO). */
   chain: 'joint' | 'per-agent';
-  /** Move each episode's rewards to its final action (trajectory-level outcome variant). */
-  outcomeReward: boolean;
+  /**
+   * Where rewards enter the credit chain (spec section 3):
+   *   step-end   the team reward of a step once, at the step's last action; role-local rewards at
+   *              their own agent's action (the Flex-MG: a joint chain must not add the team reward
+   *              up once per agent);
+   *   broadcast  every action receives the team reward plus its local reward (independent learners);
+   *   outcome    the episode's outcome (its score) once, at its last action (trajectory level).
+   */
+  reward: 'step-end' | 'broadcast' | 'outcome';
+  /** What the critic reads: the joint state of the step (centralised) or the acting agent's own prompt. */
+  criticInput: 'joint' | 'own';
 }
 
 export interface Algorithm {

@@ -8,7 +8,8 @@ import type { CreditLevel } from '../algorithms/types.ts';
 import type { MarftConfig } from '../config/schema.ts';
 import { actionLogprob, spreadActionGrad } from './action-normalisation.ts';
 import { KL_LOSSES, POLICY_LOSSES } from './registry.ts';
-import { deriveSeed, mulberry32 } from './rng.ts';
+import { minibatches } from './minibatches.ts';
+import { deriveSeed } from './rng.ts';
 import { groupBy, scoreActions } from './scoring.ts';
 import { microBatches, type TrainAction } from './train-batch.ts';
 
@@ -23,18 +24,6 @@ export interface ActorStats {
 }
 
 const sequence = (a: TrainAction) => ({ tokens: a.tokens, scoreFrom: a.scoreFrom });
-
-/** Deterministic split into `count` minibatches (a seeded shuffle). */
-function minibatches(actions: TrainAction[], count: number, seed: number): TrainAction[][] {
-  if (count <= 1) return [actions];
-  const rng = mulberry32(seed);
-  const order = actions.map((_, i) => i);
-  for (let i = order.length - 1; i > 0; i--) {
-    const j = Math.floor(rng() * (i + 1));
-    [order[i], order[j]] = [order[j]!, order[i]!];
-  }
-  return Array.from({ length: count }, (_, m) => order.filter((_, r) => r % count === m).map((i) => actions[i]!)).filter((mb) => mb.length > 0);
-}
 
 export async function actorUpdate(engine: Engine, actions: TrainAction[], level: CreditLevel, config: MarftConfig, lr: number, seed: number): Promise<ActorStats> {
   const { actor, train, rollout } = config;

@@ -4,9 +4,14 @@ import type { Engine, Target } from '../engine/types.ts';
 import type { CreditLevel } from '../algorithms/types.ts';
 import { microBatches, type TrainAction } from './train-batch.ts';
 
-/** The sequence the critic scores: the whole action (token level) or the prompt plus one token (action level: only V(prompt) is needed). */
+/**
+ * The sequence the critic scores: its input (the joint state, or the agent's own prompt) followed
+ * by the whole action (token level: a value before every action token) or by the action's first
+ * token (action level: only V(input) is needed).
+ */
 export function criticRequest(a: TrainAction, level: CreditLevel): { tokens: number[]; scoreFrom: number } {
-  return level === 'token' ? { tokens: a.tokens, scoreFrom: a.scoreFrom } : { tokens: a.tokens.slice(0, a.scoreFrom + 1), scoreFrom: a.scoreFrom };
+  const action = a.tokens.slice(a.scoreFrom);
+  return { tokens: [...a.criticTokens, ...(level === 'token' ? action : action.slice(0, 1))], scoreFrom: a.criticTokens.length };
 }
 
 /** Runs `target` over the actions, micro-batch by micro-batch, handing each output back. */

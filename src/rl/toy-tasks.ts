@@ -65,8 +65,12 @@ export function coordinationGame(options: Options = {}): TaskBundle {
       const hint = sent[b]!.tokens[0] === 3 + s ? o.senderHint : 0;
       return {
         problemId: `secret-${s}`,
-        actions: [action('sender', 0, policies.sender!, senderPrompts[b]!, sent[b]!, share + hint), action('receiver', 1, policies.receiver!, receiverPrompts[b]!, answered[b]!, share)],
-        steps: [{ t: 0, teamReward: team, done: true }],
+        actions: [
+          // The critic's joint state: the secret (the sender's view), then the message and whose turn it is.
+          { ...action('sender', 0, policies.sender!, senderPrompts[b]!, sent[b]!, share + hint), localReward: hint, criticTokens: senderPrompts[b]! },
+          { ...action('receiver', 1, policies.receiver!, receiverPrompts[b]!, answered[b]!, share), localReward: 0, criticTokens: [...senderPrompts[b]!, ...sent[b]!.tokens, 2] },
+        ],
+        steps: [{ t: 0, teamReward: team, teamCredit: team, done: true }],
         score: team,
         info: { secret: s, answer: answered[b]!.tokens[0]! - 3 },
       };

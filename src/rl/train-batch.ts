@@ -9,6 +9,7 @@ import { actionScale } from './action-normalisation.ts';
 import { normaliseBatch } from './batch-normalisation.ts';
 import { actionLevelGae } from './gae-action.ts';
 import { tokenLevelGae } from './gae-token.ts';
+import { rewardScale, updateMoments, type RunningMoments } from './reward-scale.ts';
 
 export interface TrainAction {
   episode: number;
@@ -20,14 +21,16 @@ export interface TrainAction {
   critic: string;
   /** prompt ++ action tokens; the action's log-probs start at scoreFrom. */
   tokens: number[];
+  /** What the critic reads before the action: the joint state (centralised critic) or the agent's own prompt. */
+  criticTokens: number[];
   scoreFrom: number;
   /** Action token count L. */
   length: number;
   text: string;
   behaviour_K: Float32Array;
-  /** The reward the episode credited to this action (before normalisation). */
+  /** The reward the episode credited to this action for an independent learner (team + local, before normalisation). */
   rawReward: number;
-  /** The reward the credit assignment uses (moved to the end for outcome runs, normalised). */
+  /** The reward the credit chain uses (placed per the plan's reward mode, then scaled). */
   reward: number;
   /** Action normalisation factor (1, 1/L or 1/words). */
   scale: number;
@@ -46,35 +49,52 @@ export interface TrainAction {
  * Flattens episodes in execution order; actions without tokens carry no gradient and are dropped.
  * Actions of agents outside the plan (frozen agents) stay in a joint credit chain, valued by the
  * centralised critic, but are never trained on; per-agent chains (IPPO) leave them out.
+ * Rewards are placed per the plan (src/algorithms/types.ts, `reward`): at the step level the team
+ * credit goes to the last kept action of the step, so a step whose last agent produced nothing
+ * still delivers its reward.
  */
 export function flattenEpisodes(episodes: Episode[], plan: AlgorithmPlan, config: MarftConfig): TrainAction[] {
   const out: TrainAction[] = [];
   const sharedCritic = plan.chain === 'joint' ? Object.values(plan.critics)[0] : undefined;
   episodes.forEach((ep, e) => {
-    const last = ep.actions.length - 1;
-    const total = ep.actions.reduce((s, a) => s + a.reward, 0);
-    ep.actions.forEach((a, idx) => {
-      if (a.actionTokens.length === 0) return;
-      const policy = plan.policies[a.agent] ?? null;
+    const kept: TrainAction[] = [];
+    for (const a of ep.actions) {
+      if (a.actionTokens.length === 0) continue;
       const critic = plan.critics[a.agent] ?? sharedCritic;
-      if (!critic) return;
-      const reward = plan.outcomeReward ? (idx === last ? total : 0) : a.reward;
-      out.push({
-        episode: e, t: a.step, agentIndex: a.agentIndex, agent: a.agent, policy, critic,
+      if (!critic) continue;
+      kept.push({
+        episode: e, t: a.step, agentIndex: a.agentIndex, agent: a.agent, policy: plan.policies[a.agent] ?? null, critic,
         tokens: [...a.promptTokens, ...a.actionTokens], scoreFrom: a.promptTokens.length, length: a.actionTokens.length, text: a.text,
-        behaviour_K: Float32Array.from(a.behaviourLogprobs), rawReward: a.reward, reward,
+        criticTokens: plan.criticInput === 'joint' ? (a.criticTokens ?? a.promptTokens) : a.promptTokens,
+        behaviour_K: Float32Array.from(a.behaviourLogprobs), rawReward: a.reward,
+        reward: plan.reward === 'broadcast' ? a.reward : plan.reward === 'step-end' ? (a.localReward ?? 0) : 0,
         scale: actionScale(config.actor.actionNormalisation, a.actionTokens.length, a.text),
         values_K: new Float32Array(0), advantages_K: new Float64Array(0), returns_K: new Float64Array(0),
       });
-    });
+    }
+    if (plan.reward === 'outcome' && kept.length > 0) kept[kept.length - 1]!.reward = ep.score;
+    if (plan.reward === 'step-end') {
+      for (const [i, a] of kept.entries()) {
+        if (i + 1 < kept.length && kept[i + 1]!.t === a.t) continue;
+        const step = ep.steps.find((s) => s.t === a.t);
+        a.reward += step ? (step.teamCredit ?? step.teamReward) : 0;
+      }
+    }
+    out.push(...kept);
   });
   return out;
 }
 
-/** Whitens the credited rewards over the batch (App. B). */
-export function normaliseRewards(actions: TrainAction[]): void {
-  const z = normaliseBatch(actions.map((a) => a.reward));
-  actions.forEach((a, i) => (a.reward = z[i]!));
+/**
+ * Scales the credited rewards by the running deviation of the chains' returns (./reward-scale.ts)
+ * after adding this batch's returns to the moments; returns the updated moments and the factor.
+ */
+export function scaleRewards(actions: TrainAction[], plan: AlgorithmPlan, moments: RunningMoments): { moments: RunningMoments; scale: number } {
+  const returns = chains(actions, plan).map((chain) => chain.reduce((s, a) => s + a.reward, 0));
+  const updated = updateMoments(moments, returns);
+  const scale = rewardScale(updated);
+  for (const a of actions) a.reward *= scale;
+  return { moments: updated, scale };
 }
 
 /** Chains of actions that share one GAE recursion: a whole episode (joint) or one agent's actions of an episode. */
@@ -134,7 +154,7 @@ export function assignCredit(actions: TrainAction[], episodes: Episode[], plan: 
   }
 }
 
-/** Whitens the advantages over every unit of the batch (App. B). */
+/** Whitens the advantages over every unit of the given actions (App. B): the trainer passes the units being updated. */
 export function normaliseAdvantages(actions: TrainAction[]): void {
   const flat: number[] = [];
   for (const a of actions) for (const x of a.advantages_K) flat.push(x);

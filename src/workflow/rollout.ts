@@ -15,6 +15,7 @@ import { predecessors, topologicalLevels, type Edge } from './graph.ts';
 import type { ActionSampler, SampleRequest } from './sampler.ts';
 import type { TurnRecord, Workflow } from './workflow.ts';
 import { WorkflowError } from './errors.ts';
+import { jointStateMessages, speakerLabels } from './joint-state.ts';
 
 export interface RewardAssignment {
   /**
@@ -49,6 +50,11 @@ export interface RolloutOptions {
    * episode.actions), e.g. to build a teacher's context from the student's (MAS-OPD, spec section 5).
    */
   keepMessages?: boolean;
+  /**
+   * Record each action's centralised-critic input (ActionRecord.criticTokens, ./joint-state.ts):
+   * default true. Off saves one chat rendering per action when no critic reads it.
+   */
+  criticView?: boolean;
 }
 
 /** Validates a workflow once, before any sampling (WorkflowError on the first problem found). */
@@ -111,6 +117,8 @@ export async function rollout(workflow: Workflow, envs: readonly TaskEnv[], opti
   const names = workflow.agents.map((a) => a.name);
   const agentByName = new Map(workflow.agents.map((a) => [a.name, a]));
   const defaultPlan = makePlan(names, workflow.graph);
+  const speakerOf = speakerLabels(workflow.orchestrator ? [...workflow.agents, workflow.orchestrator.agent] : workflow.agents);
+  const criticView = options.criticView ?? true;
   const episodes: Episode[] = new Array(envs.length);
 
   const beginStep = (run: EpisodeRun): void => {
@@ -260,14 +268,28 @@ export async function rollout(workflow: Workflow, envs: readonly TaskEnv[], opti
     const teamShare =
       reward.team === 'none' ? 0 : reward.team === 'split' ? outcome.teamReward / stepActions.length : outcome.teamReward;
     for (const a of stepActions) {
-      a.reward = reward.teamWeight * teamShare + reward.localWeight * (outcome.perAgentReward?.[a.agent] ?? 0);
+      a.localReward = reward.localWeight * (outcome.perAgentReward?.[a.agent] ?? 0);
+      a.reward = reward.teamWeight * teamShare + a.localReward;
+    }
+    if (criticView) {
+      // Chain order is execution order: levels, and declaration order inside a level.
+      stepActions.forEach((a, k) => {
+        const messages = jointStateMessages({
+          problem: run.env.firstMessage,
+          history: run.history,
+          earlier: stepActions.slice(0, k).map((e) => ({ speaker: speakerOf(e.agent), text: e.text })),
+          next: speakerOf(a.agent),
+          speakerOf,
+        });
+        a.criticTokens = options.tokenizer.encodeChat(messages, { addGenerationPrompt: true });
+      });
     }
     const turn: TurnRecord = { t: run.t, outputs: run.outputs };
     if (outcome.feedback !== undefined) turn.feedback = outcome.feedback;
     if (outcome.feedbackFor !== undefined) turn.feedbackFor = outcome.feedbackFor;
     const stopped = outcome.done || (workflow.stop?.({ t: run.t, outputs: run.outputs, history: run.history, env: run.env }) ?? false);
     const done = stopped || run.t + 1 >= workflow.horizon;
-    const record: StepRecord = { t: run.t, teamReward: outcome.teamReward, done };
+    const record: StepRecord = { t: run.t, teamReward: outcome.teamReward, teamCredit: reward.team === 'none' ? 0 : reward.teamWeight * outcome.teamReward, done };
     if (outcome.feedback !== undefined) record.feedback = outcome.feedback;
     run.steps.push(record);
     run.history.push(turn);

@@ -24,14 +24,29 @@ export interface ActionRecord {
   stopReason: StopReason;
   /** Decoded action text, for environments and logs. */
   text: string;
-  /** Reward credited to this action (team share and/or role-local reward, per the reward config). */
+  /** Reward credited to this action (team share and/or role-local reward, per the reward config): what an independent learner (IPPO) receives. */
   reward: number;
+  /** The role-local part of `reward` (weighted; spec section 3), 0 or absent when the environment gives none. */
+  localReward?: number;
+  /**
+   * What the centralised critic reads before this action (spec section 4): the joint state of the
+   * step (the problem, every earlier turn with every agent's output and feedback) plus every action
+   * taken so far in this step, in chain order, rendered the same way whoever acts. Absent when the
+   * task does not provide it; the critic then reads promptTokens.
+   */
+  criticTokens?: number[];
 }
 
 export interface StepRecord {
   t: number;
-  /** Team reward of this environment step (spec section 3: broadcast to every turn). */
+  /** Team reward of this environment step, as the environment reported it (spec section 3). */
   teamReward: number;
+  /**
+   * The team reward as the reward configuration weights it (α·team, or 0 when the team reward is
+   * left out): what a joint (MARFT) credit chain receives once, at the step's last action.
+   * Absent: teamReward.
+   */
+  teamCredit?: number;
   /** True when the episode ended after this step (termination rule or horizon). */
   done: boolean;
   /** Environment feedback shown to the agents at the next step, if any. */

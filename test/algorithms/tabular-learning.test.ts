@@ -49,7 +49,7 @@ test('parameter sharing on and off both learn; IPPO, token-level and outcome MAR
     ['IPPO', { algorithm: 'ippo' }, {}],
     ['token-level MARFT, 2-token messages', { algorithm: 'marft-token' }, { messageTokens: 2 }],
     ['outcome MARFT', { algorithm: 'marft-outcome' }, {}],
-    ['agent-by-agent, interval 5', { algorithm: 'marft-action', actor: { klCoef: 0, optim: { lr: 0.1 }, agentByAgent: true, agentInterval: 5 } }, {}],
+    ['agent-by-agent, interval 5', { algorithm: 'marft-action', policy: { parameterSharing: false }, actor: { klCoef: 0, optim: { lr: 0.1 }, agentByAgent: true, agentInterval: 5 } }, {}],
   ];
   for (const [name, overrides, options] of cases) {
     const r = await run(overrides, { symbols: 4, dependency: true, ...options }, name.startsWith('agent-by-agent') ? 160 : 100);
@@ -58,10 +58,14 @@ test('parameter sharing on and off both learn; IPPO, token-level and outcome MAR
 });
 
 test('agent-by-agent updates train one agent per interval, cycling; critic warm-up; periodic evaluation', async () => {
-  const r = await run({ actor: { klCoef: 0, optim: { lr: 0.1 }, agentByAgent: true, agentInterval: 2 }, critic: { warmupSteps: 1, optim: { lr: 0.1 } }, train: { steps: 6, checkpointEvery: 1000, evalEvery: 3 } }, {}, 6);
+  const r = await run({ policy: { parameterSharing: false }, actor: { klCoef: 0, optim: { lr: 0.1 }, agentByAgent: true, agentInterval: 2 }, critic: { warmupSteps: 1, optim: { lr: 0.1 } }, train: { steps: 6, checkpointEvery: 1000, evalEvery: 3 } }, {}, 6);
   assert.deepEqual(r.metrics.map((m) => 'eval_score' in m), [false, false, true, false, false, true]);
   assert.deepEqual(r.metrics.map((m) => m.active_agent ?? null), [null, 'sender', 'sender', 'receiver', 'receiver', 'sender']);
   assert.equal(r.metrics[0]!.lr_actor, 0, 'critic warm-up: no actor step');
+});
+
+test('agent-by-agent updates with one shared policy adapter are refused with a one-line config error', async () => {
+  await assert.rejects(run({ policy: { parameterSharing: true }, actor: { agentByAgent: true } }, {}, 1), (e: Error) => e.name === 'ConfigError' && /agentByAgent.*parameterSharing/.test(e.message) && !e.message.includes('\n'));
 });
 
 test('one-step bandit: the best arm is chosen >= 95% of the time after 40 steps', async () => {

@@ -16,13 +16,16 @@ import type { Episode } from '../../src/workflow/trajectory.ts';
 const V = 7; // vocabulary: a fresh adapter is uniform, log p = −ln 7 per token
 const uniform = -Math.log(V);
 
-/** One episode, one step: sender emits 2 tokens (reward 0.5), receiver 1 token (reward 1). */
+/**
+ * One episode, one step with team reward 1: the sender emits 2 tokens and has a role-local reward
+ * of 0.5 (an independent learner's reward 1.5), the receiver emits 1 token (reward 1).
+ */
 function episode(senderBehaviour: number[]): Episode {
   return {
     problemId: 'fixed',
     actions: [
-      { agent: 'sender', agentIndex: 0, step: 0, policy: 'policy', promptTokens: [0, 1, 3], actionTokens: [4, 5], behaviourLogprobs: senderBehaviour, stopReason: 'max_tokens', text: 'a b', reward: 0.5 },
-      { agent: 'receiver', agentIndex: 1, step: 0, policy: 'policy', promptTokens: [0, 2, 4, 5], actionTokens: [3], behaviourLogprobs: [uniform], stopReason: 'max_tokens', text: 'c', reward: 1 },
+      { agent: 'sender', agentIndex: 0, step: 0, policy: 'policy', promptTokens: [0, 1, 3], actionTokens: [4, 5], behaviourLogprobs: senderBehaviour, stopReason: 'max_tokens', text: 'a b', reward: 1.5, localReward: 0.5 },
+      { agent: 'receiver', agentIndex: 1, step: 0, policy: 'policy', promptTokens: [0, 2, 4, 5], actionTokens: [3], behaviourLogprobs: [uniform], stopReason: 'max_tokens', text: 'c', reward: 1, localReward: 0 },
     ],
     steps: [{ t: 0, teamReward: 1, done: true }],
     score: 1,
@@ -66,6 +69,7 @@ function close(actual: number[][], expected: number[][], tol = 1e-6): void {
 }
 
 test('action level: dL/dlogp per token = −(1/N)·iw·A·scale, A from action-level GAE; critic dL/dV = (V − R)/N', async () => {
+  // The joint chain: the team reward 1 once, at the receiver (the step's last action); the sender's local 0.5 at the sender.
   // V = 0: A_receiver = 1; A_sender = 0.5 + 1·0 − 0 + 1·0.5·1 = 1 (γ_agent = 1, λ = 0.5). Ratio 1 (one pass).
   // Sender behaviour log-prob of the action: 2·uniform − 0.2 → iw = e^{0.2}; receiver iw = 1.
   const { actor, critic } = await oneStep('marft-action', [uniform - 0.1, uniform - 0.1]);
@@ -86,15 +90,15 @@ test('token level: per-token GAE (γ_w = 1, none across the agent boundary) and 
   close(critic, [[-0.5 / 3, -1 / 3], [-1 / 3]]);
 });
 
-test('IPPO: per-agent chains (the sender does not see the receiver reward); outcome variant moves the reward to the end', async () => {
+test('IPPO: per-agent chains, each agent receives the team reward plus its own local reward; outcome variant: the episode outcome at the end', async () => {
   const ippo = await oneStep('ippo', [uniform, uniform]);
-  // Each adapter's loss is the mean over its own single action: A_sender = 0.5, A_receiver = 1.
+  // Each adapter's loss is the mean over its own single action: A_sender = 1 + 0.5, A_receiver = 1.
   const byAdapter = ippo.actor;
   assert.equal(byAdapter.length, 1, 'first backward call holds one adapter only');
-  close(byAdapter, [[-0.5, -0.5]]);
+  close(byAdapter, [[-1.5, -1.5]]);
   const outcome = await oneStep('marft-outcome', [uniform, uniform]);
-  // Rewards (0, 1.5): A_receiver = 1.5; A_sender = 0 + 0.5·1.5 = 0.75.
-  close(outcome.actor, [[-0.375, -0.375], [-0.75]]);
+  // Rewards (0, score 1), not the sum of the actions' rewards: A_receiver = 1; A_sender = 0 + 0.5·1 = 0.5.
+  close(outcome.actor, [[-0.25, -0.25], [-0.5]]);
 });
 
 test('micro-batching (capped in tokens) does not change the update: cap 1 token vs 32,768 give the same run', async () => {

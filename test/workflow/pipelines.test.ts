@@ -61,7 +61,7 @@ test('Trio (maths): message order, who sees what, exact token ids, logprobs, bou
   });
   // The prompt ends where the reply begins, and the last prompt token is <|assistant|>.
   assert.equal(ep!.actions[2]!.promptTokens.at(-1), tok.specialId('<|assistant|>'));
-  assert.deepEqual(ep!.steps, [{ t: 0, teamReward: 1, done: true }]);
+  assert.deepEqual(ep!.steps, [{ t: 0, teamReward: 1, teamCredit: 1, done: true }]);
   assert.deepEqual(env.seen, [
     {
       t: 0,
