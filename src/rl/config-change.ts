@@ -59,7 +59,9 @@ export function configDifferences(old: unknown, now: unknown): ConfigDifference[
   return keys.filter((k) => JSON.stringify(a.get(k)) !== JSON.stringify(b.get(k))).map((k) => ({ key: k, old: a.get(k), new: b.get(k) }));
 }
 
-const brief = (v: unknown): string => (v === undefined ? '(absent)' : JSON.stringify(v));
+/** A value as the user would write it: 1e10 rather than 10000000000. */
+const brief = (v: unknown): string =>
+  v === undefined ? '(absent)' : typeof v === 'number' && v !== 0 && (Math.abs(v) >= 1e5 || Math.abs(v) < 1e-3) ? v.toExponential().replace('e+', 'e') : JSON.stringify(v);
 const listed = (ds: ConfigDifference[]): string => ds.map((d) => `${d.key} ${brief(d.old)} → ${brief(d.new)}`).join(', ');
 
 export interface ConfigCheck {

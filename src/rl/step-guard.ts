@@ -39,7 +39,7 @@ export async function finiteCheckpoint(step: number, config: MarftConfig, save: 
   try {
     return await save();
   } catch (err) {
-    if (err instanceof NonFiniteStateError) throw divergenceError(step, config, `the parameters to checkpoint (${err.what})`, sideOf(err.what), undefined, true);
+    if (err instanceof NonFiniteStateError) throw divergenceError(step, config, `the parameters of ${err.what}`, sideOf(err.what), undefined, true);
     throw err;
   }
 }

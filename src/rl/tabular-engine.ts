@@ -45,13 +45,17 @@ interface Graph {
 
 const keyOf = (tokens: number[], length: number): string => tokens.slice(0, length).join(',');
 
+/** The largest finite float32: beyond it a table entry reaches the engine's outputs (Float32Array) as Infinity. */
+const FLOAT32_MAX = 3.4028234663852886e38;
+
 /**
  * JSON has no NaN or Infinity (JSON.stringify writes null, which would load back as 0 and silently
  * change a resumed run), so a table with a non-finite entry is refused here: a diverged state is
- * never written. `what` names the table in the error.
+ * never written. Policy and value rows are refused beyond `limit` too (FLOAT32_MAX for them: such a
+ * value is already infinite for every caller). `what` names the table in the error.
  */
-function tableToJson(rows: Map<string, Float64Array>, what: string): Record<string, number[]> {
-  for (const [k, r] of rows) if (firstNonFinite(r) >= 0) throw new NonFiniteStateError(`${what} (row "${k}")`);
+function tableToJson(rows: Map<string, Float64Array>, what: string, limit = Number.MAX_VALUE): Record<string, number[]> {
+  for (const [k, r] of rows) if (firstNonFinite(r) >= 0 || r.some((x) => Math.abs(x) > limit)) throw new NonFiniteStateError(`${what} (row "${k}")`);
   return Object.fromEntries([...rows].map(([k, r]) => [k, Array.from(r)]));
 }
 
@@ -269,7 +273,7 @@ export class TabularEngine implements Engine {
   }
 
   private async saveTable(table: Table, file: string, dir: string, what: string): Promise<void> {
-    const rows = tableToJson(table.rows, what);
+    const rows = tableToJson(table.rows, what, FLOAT32_MAX);
     await mkdir(dir, { recursive: true });
     await writeFile(file, JSON.stringify({ width: table.width, rows }));
   }
