@@ -11,7 +11,7 @@
 //     critics/<name>/       engine.saveCritic
 //     optim/<kind>-<name>   engine.saveOptimizerState
 //     metrics.jsonl         the run's metrics lines up to this step (restores a damaged RUN/metrics.jsonl)
-//     state.json            { step, metricsLines, seed, adapters, critics, config }
+//     state.json            { step, metricsLines, seed, adapters, critics, trainer, config }
 //     manifest.json         size and sha256 of each file above (src/rl/manifest.ts), written last
 //   RUN/checkpoints/latest.json   { "dir": "step-000010" }
 import { existsSync } from 'node:fs';
@@ -24,6 +24,7 @@ import { assertFolderFinite } from './finite-guard.ts';
 import { manifestProblem, writeManifest } from './manifest.ts';
 import { stderrNotice, type Notice } from './notice.ts';
 import { DamagedRunError } from './run-errors.ts';
+import type { TrainerState } from './trainer-state.ts';
 
 export { writeFileAtomic } from './atomic-write.ts';
 
@@ -36,6 +37,8 @@ export interface CheckpointState {
   seed: number;
   adapters: string[];
   critics: string[];
+  /** What the trainer carries from step to step besides the trainables (./trainer-state.ts). */
+  trainer?: TrainerState;
   /** The resolved configuration the run was trained with up to this step; a resume is checked against it. */
   config?: MarftConfig;
 }
