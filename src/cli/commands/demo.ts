@@ -1,14 +1,22 @@
 // `marft demo`: builds a tiny model, trains a Planner → Solver team with MARFT and shows the
 // held-out improvement (src/demo/run-demo.ts). `npm run demo` runs it with the defaults.
+// `marft demo mas-opd`: the MAS-OPD study (src/demo/mas-opd/run-study.ts).
 import { existsSync, readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { numberFlag, parseArgs, stringFlag } from '../args.ts';
 import { UserError } from '../errors.ts';
 import { FULL_SETTINGS, QUICK_SETTINGS, finalJson, runDemo } from '../../demo/run-demo.ts';
+import { FULL_STUDY, QUICK_STUDY, runStudy, studyJson } from '../../demo/mas-opd/run-study.ts';
 
-export const summary = 'train a Planner → Solver team with MARFT from scratch and show the held-out gain ([--run-dir DIR] [--seed N] [--quick])';
+export const summary = 'train a Planner → Solver team with MARFT from scratch and show the held-out gain ([--run-dir DIR] [--seed N] [--quick]); `demo mas-opd`: the MAS-OPD study';
 
 const HELP = `usage: marft demo [--run-dir DIR] [--seed N] [--quick] [--ablation | --no-ablation]
+       marft demo mas-opd [--run-dir DIR] [--seed N] [--quick] [--ablation | --no-ablation]
+
+demos:
+  (default)   MARFT: a Planner → Solver team trained from scratch (below)
+  mas-opd     MAS-OPD: students distilled from a teacher built here, on the Reasoner–Tool-User pair
+              (see marft demo mas-opd --help)
 
 Builds a tiny Qwen2-shaped model (0.43M parameters) on this machine, pretrains it on an imperfect
 teacher's transcripts of two-step arithmetic, and trains the Planner → Solver team's LoRA adapters
@@ -23,12 +31,28 @@ the adapters (PEFT format) and metrics into the run folder, and ends with one JS
   --ablation        also train only the Planner / only the Solver with the same budget (about triples the RL time)
   --no-ablation     skip those two teams (the default)`;
 
-function defaultRunDir(): string {
+const MAS_OPD_HELP = `usage: marft demo mas-opd [--run-dir DIR] [--seed N] [--quick] [--ablation | --no-ablation]
+
+Builds two Qwen2-shaped models on this machine: a teacher trained on correct, role-conditioned
+transcripts of the Reasoner–Tool-User pair (verdict lines and what follows them included) and a
+smaller students' base trained on imperfect ones; then trains one LoRA adapter per role with MAS-OPD
+(the teacher scores the students' own rollouts in the real maths environment; RAS and PAC on).
+Prints the held-out team accuracy (greedy, problems never trained on) of the students before and
+after and of the teacher, and ends with one JSON line {"before", "after", "teacher", ...}.
+
+  --run-dir DIR     where metrics, adapters and results.json go (default runs/mas-opd-<date>-<time>; must be empty)
+  --seed N          run seed (default 0)
+  --quick           tiny budgets (used by the tests; the numbers mean nothing)
+  --ablation        also the same budget without RAS (λ = 0) and without PAC, 3 seeds each, side by side
+  --no-ablation     skip them (the default)`;
+
+function defaultRunDir(prefix = 'demo'): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-  return `runs/demo-${stamp}`;
+  return `runs/${prefix}-${stamp}`;
 }
 
 export async function run(args: string[]): Promise<number> {
+  if (args[0] === 'mas-opd') return runMasOpd(args.slice(1));
   if (args.includes('--help') || args.includes('-h')) {
     console.log(HELP);
     return 0;
@@ -46,5 +70,26 @@ export async function run(args: string[]): Promise<number> {
   console.log(`marft demo: run directory ${runDir}`);
   const result = await runDemo({ runDir, seed, settings: { ...base, ablation }, log: (line) => console.log(line) });
   console.log(JSON.stringify(finalJson(result)));
+  return 0;
+}
+
+async function runMasOpd(args: string[]): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log(MAS_OPD_HELP);
+    return 0;
+  }
+  const parsed = parseArgs(args, { string: ['run-dir', 'seed'], boolean: ['quick', 'ablation', 'no-ablation'] });
+  if (parsed.positionals.length > 0) throw new UserError(`unexpected argument '${parsed.positionals[0]}' (see marft demo mas-opd --help)`);
+  const seed = numberFlag(parsed, 'seed', 0);
+  if (!Number.isInteger(seed) || seed < 0) throw new UserError(`--seed must be a non-negative integer, got '${stringFlag(parsed, 'seed')}'`);
+  if (parsed.flags.has('ablation') && parsed.flags.has('no-ablation')) throw new UserError('--ablation and --no-ablation exclude each other');
+  const base = parsed.flags.has('quick') ? QUICK_STUDY : FULL_STUDY;
+  const ablation = parsed.flags.has('ablation') ? true : parsed.flags.has('no-ablation') ? false : base.ablation;
+  const runDir = resolve(stringFlag(parsed, 'run-dir') ?? defaultRunDir('mas-opd'));
+  if (existsSync(runDir) && readdirSync(runDir).length > 0) throw new UserError(`run directory ${runDir} is not empty; choose another --run-dir`);
+
+  console.log(`marft demo mas-opd: run directory ${runDir}`);
+  const result = await runStudy({ runDir, seed, settings: { ...base, ablation }, log: (line) => console.log(line) });
+  console.log(JSON.stringify(studyJson(result)));
   return 0;
 }
