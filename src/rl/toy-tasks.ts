@@ -136,3 +136,4 @@ function hiddenSizeOption(options: Options): number {
 
 registerTask('coordination-game', coordinationGame);
 registerTask('bandit', bandit);
+import '../tasks/toy/relay-game.ts';
