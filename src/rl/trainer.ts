@@ -1,27 +1,36 @@
 // The MARFT training loop (spec section 4). One step:
 //   1. rollouts of the current policies (seed derived from (run seed, step) only)
-//   2. flatten episodes into agent actions; credited rewards (outcome variant: at the end), whitened
-//   3. old values from the critic(s); GAE (joint or per-agent, action or token level); whitened advantages
+//   2. flatten episodes into agent actions; rewards placed per the plan (joint chains: the team
+//      reward once per step, at its last action), scaled by the run's running return deviation
+//   3. old values from the critic(s) (the centralised critic reads the joint state); GAE (joint or
+//      per-agent, action or token level); advantages whitened over the units being updated
 //   4. after the critic warm-up: frozen-reference log-probs, then the PPO update of the active
 //      agents' adapters (all agents, or one per interval when updating agent by agent)
-//   5. the critic update; metrics to RUN/metrics.jsonl; a checkpoint every `checkpointEvery` steps.
+//   5. the critic update (epochs × minibatches); metrics to RUN/metrics.jsonl (explained variance
+//      overall and per agent position); a checkpoint every `checkpointEvery` steps.
 // A run directory with a checkpoint resumes from it, continuing exactly as if never interrupted.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Engine, ValueHeadSpec } from '../engine/types.ts';
 import { ALGORITHM_REGISTRY, type AlgorithmPlan } from '../algorithms/index.ts';
+import { ConfigError } from '../config/schema-dsl.ts';
 import type { MarftConfig } from '../config/schema.ts';
 import { actorUpdate, type ActorStats } from './actor-update.ts';
 import { moments, explainedVariance } from './batch-normalisation.ts';
-import { latestCheckpoint, loadCheckpoint, saveCheckpoint } from './checkpoint.ts';
+import { saveCheckpoint } from './checkpoint.ts';
 import { criticUpdate } from './critic-update.ts';
 import { evaluatePolicies } from './evaluate.ts';
 import { MetricsLog, ProgressBar, type StepMetrics } from './metrics.ts';
+import { stderrNotice, type Notice } from './notice.ts';
+import { cleanRunFolder, resumeRun } from './resume.ts';
+import { acquireRunLock } from './run-lock.ts';
+import { finiteCheckpoint, guardedStep, stepDivergence } from './step-guard.ts';
 import { deriveSeed } from './rng.ts';
 import { learningRate } from './schedules.ts';
+import { INITIAL_TRAINER_STATE, type TrainerState } from './trainer-state.ts';
 import { fillValues, scoreActions } from './scoring.ts';
 import type { Task } from './task.ts';
-import { assignCredit, flattenEpisodes, normaliseAdvantages, normaliseRewards } from './train-batch.ts';
+import { assignCredit, flattenEpisodes, normaliseAdvantages, scaleRewards, type TrainAction } from './train-batch.ts';
 
 export interface TrainOptions {
   config: MarftConfig;
@@ -35,6 +44,14 @@ export interface TrainOptions {
   stopAtStep?: number;
   /** Called after every step with its metrics line. */
   onStep?: (metrics: StepMetrics) => void | Promise<void>;
+  /**
+   * Resume with a configuration that differs from the checkpoint's: the change is applied and
+   * recorded in RUN/config-changes.jsonl (keys that define the checkpoint are refused even so;
+   * src/rl/config-change.ts). Default false: any difference is refused, naming the keys.
+   */
+  acceptConfigChange?: boolean;
+  /** Where notices go (a stale lock taken over, a damaged checkpoint skipped); default: one line each on stderr. */
+  notice?: Notice;
 }
 
 export interface TrainResult {
@@ -48,8 +65,13 @@ export interface TrainResult {
 }
 
 export function planFor(config: MarftConfig, task: Task): AlgorithmPlan {
-  return ALGORITHM_REGISTRY[config.algorithm].plan(task.agents, config);
+  const plan = ALGORITHM_REGISTRY[config.algorithm].plan(task.agents, config);
+  if (config.actor.agentByAgent && new Set(Object.values(plan.policies)).size < task.agents.length) {
+    throw new ConfigError('actor.agentByAgent: cannot be combined with policy.parameterSharing (one shared adapter has no agents to take turns; set parameterSharing: false)');
+  }
+  return plan;
 }
+
 
 function criticSpec(config: MarftConfig): ValueHeadSpec {
   return config.critic.kind === 'mlp'
@@ -75,7 +97,17 @@ export function activeAgent(config: MarftConfig, agents: readonly string[], step
 
 const mean = (xs: number[]): number => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
 
-async function trainStep(engine: Engine, task: Task, config: MarftConfig, plan: AlgorithmPlan, step: number): Promise<StepMetrics> {
+/** Old values and returns per unit, for explained variance: one per action (action level) or per token. */
+function valueUnits(actions: TrainAction[], plan: AlgorithmPlan): { values: number[]; returns: number[] } {
+  return {
+    values: actions.flatMap((a) => (plan.level === 'action' ? [a.values_K[0]!] : Array.from(a.values_K))),
+    returns: actions.flatMap((a) => Array.from(a.returns_K)),
+  };
+}
+
+const finiteOrNull = (x: number): number | null => (Number.isFinite(x) ? x : null);
+
+async function trainStep(engine: Engine, task: Task, config: MarftConfig, plan: AlgorithmPlan, step: number, state: TrainerState): Promise<{ metrics: StepMetrics; state: TrainerState }> {
   const started = performance.now();
   const { rollout, train, critic } = config;
   const seed = deriveSeed(config.seed, step);
@@ -92,20 +124,28 @@ async function trainStep(engine: Engine, task: Task, config: MarftConfig, plan: 
   for (const agent of task.agents) m[`reward/${agent}`] = mean(actions.filter((a) => a.agent === agent).map((a) => a.rawReward));
   m.response_length_mean = mean(actions.map((a) => a.length));
 
-  if (config.advantage.normaliseRewards) normaliseRewards(actions);
+  let next = state;
+  if (config.advantage.normaliseRewards) {
+    const scaled = scaleRewards(actions, plan, state.rewardMoments);
+    next = { ...state, rewardMoments: scaled.moments };
+    m.reward_scale = scaled.scale;
+  }
   await fillValues(engine, actions, plan.level, train.microBatchTokens);
   assignCredit(actions, episodes, plan, config);
 
-  const values = actions.flatMap((a) => (plan.level === 'action' ? [a.values_K[0]!] : Array.from(a.values_K)));
-  const returns = actions.flatMap((a) => Array.from(a.returns_K));
-  const advantages = actions.flatMap((a) => Array.from(a.advantages_K));
-  const adv = moments(advantages);
-  const ret = moments(returns);
+  const all = valueUnits(actions, plan);
+  const adv = moments(actions.flatMap((a) => Array.from(a.advantages_K)));
+  const ret = moments(all.returns);
   Object.assign(m, {
-    advantage_mean: adv.mean, advantage_std: adv.std, return_mean: ret.mean, return_std: ret.std, value_mean: mean(values),
-    explained_variance: Number.isNaN(explainedVariance(values, returns)) ? null : explainedVariance(values, returns),
+    advantage_mean: adv.mean, advantage_std: adv.std, return_mean: ret.mean, return_std: ret.std, value_mean: mean(all.values),
+    explained_variance: finiteOrNull(explainedVariance(all.values, all.returns)),
   });
-  if (config.advantage.normaliseAdvantages) normaliseAdvantages(actions);
+  // Per agent position in the step (0 = acts first): whether the critic values each agent's state.
+  const positions = [...new Set(actions.map((a) => a.agentIndex))].sort((a, b) => a - b);
+  for (const pos of positions) {
+    const units = valueUnits(actions.filter((a) => a.agentIndex === pos), plan);
+    m[`explained_variance/pos${pos}`] = finiteOrNull(explainedVariance(units.values, units.returns));
+  }
 
   const actorLr = learningRate(config.actor.optim, Math.max(0, step - critic.warmupSteps), Math.max(1, train.steps - critic.warmupSteps));
   const criticLr = learningRate(critic.optim, step, train.steps);
@@ -117,12 +157,13 @@ async function trainStep(engine: Engine, task: Task, config: MarftConfig, plan: 
     const active = activeAgent(config, task.agents, step);
     if (active) m.active_agent = active;
     const updated = actions.filter((a) => a.policy !== null && (!active || a.agent === active));
+    if (config.advantage.normaliseAdvantages) normaliseAdvantages(updated);
     if (config.actor.klCoef > 0) {
       await scoreActions(engine, { kind: 'base' }, updated, (a) => ({ tokens: a.tokens, scoreFrom: a.scoreFrom }), train.microBatchTokens, rollout.temperature > 0 ? rollout.temperature : 1, (a, lp) => (a.ref_K = lp));
     }
     actorStats = await actorUpdate(engine, updated, plan.level, config, actorLr, deriveSeed(seed, 3));
   }
-  const criticStats = await criticUpdate(engine, actions, plan.level, config, criticLr);
+  const criticStats = await criticUpdate(engine, actions, plan.level, config, criticLr, deriveSeed(seed, 4));
 
   Object.assign(m, {
     policy_loss: actorStats?.policyLoss ?? null, kl: actorStats?.kl ?? null, clip_fraction: actorStats?.clipFraction ?? null,
@@ -133,42 +174,65 @@ async function trainStep(engine: Engine, task: Task, config: MarftConfig, plan: 
   const seconds = (performance.now() - started) / 1000;
   const generated = actions.reduce((s, a) => s + a.length, 0);
   Object.assign(m, { tokens_generated: generated, tokens_per_s: generated / Math.max(1e-9, rolloutSeconds), rollout_time_s: rolloutSeconds, step_time_s: seconds });
-  return m;
+  return { metrics: m, state: next };
+}
+
+/** The progress line's note: reward, value loss, and the critic's explained variance per agent position. */
+function progressNote(m: StepMetrics): string {
+  const ev = Object.keys(m).filter((k) => k.startsWith('explained_variance/pos')).map((k) => (m[k] === null ? '-' : Number(m[k]).toFixed(2)));
+  return `score ${Number(m.score_mean).toFixed(3)} vloss ${Number(m.value_loss).toFixed(4)} ev ${ev.join('/')}`;
 }
 
 export async function train(options: TrainOptions): Promise<TrainResult> {
   const { config, engine, task, runDir } = options;
+  const notice = options.notice ?? stderrNotice;
   const plan = planFor(config, task);
   await mkdir(runDir, { recursive: true });
-  const log = new MetricsLog(join(runDir, 'metrics.jsonl'));
-  const adapters = [...new Set(Object.values(plan.policies))];
-  const critics = [...new Set(Object.values(plan.critics))];
+  // One writer per run folder, for the whole run (docs/reliability.md).
+  const lock = await acquireRunLock(runDir, notice);
+  try {
+    await cleanRunFolder(runDir, notice);
+    const log = new MetricsLog(join(runDir, 'metrics.jsonl'));
+    const adapters = [...new Set(Object.values(plan.policies))];
+    const critics = [...new Set(Object.values(plan.critics))];
+    const trainables = { adapters, critics };
 
-  let start = 0;
-  let resumedFrom: number | null = null;
-  const ckpt = await latestCheckpoint(runDir);
-  if (ckpt) {
-    const state = await loadCheckpoint(engine, ckpt, { optimiser: true });
-    start = resumedFrom = state.step;
-    await log.truncate(state.metricsLines);
-  } else {
-    await createTrainables(engine, config, plan);
-    await log.truncate(0);
-  }
-
-  const bar = new ProgressBar(config.train.steps, options.progress);
-  let checkpoint = ckpt ?? '';
-  const stop = Math.min(config.train.steps, options.stopAtStep ?? config.train.steps);
-  for (let step = start; step < stop; step++) {
-    const m = await trainStep(engine, task, config, plan, step);
-    if (config.train.evalEvery > 0 && (step + 1) % config.train.evalEvery === 0) m.eval_score = (await evaluatePolicies(engine, task, config, plan.policies)).score;
-    await log.append(m);
-    await options.onStep?.(m);
-    bar.update(step + 1, `score ${Number(m.score_mean).toFixed(3)} vloss ${Number(m.value_loss).toFixed(4)}`);
-    if ((step + 1) % config.train.checkpointEvery === 0 || step + 1 === stop) {
-      checkpoint = await saveCheckpoint(engine, runDir, { step: step + 1, metricsLines: step + 1, seed: config.seed, adapters, critics }, config.train.keepCheckpoints);
+    let start = 0;
+    let resumedFrom: number | null = null;
+    let trainerState: TrainerState = INITIAL_TRAINER_STATE;
+    const resumed = await resumeRun(engine, runDir, config, log, { acceptConfigChange: options.acceptConfigChange === true, notice });
+    if (resumed) {
+      start = resumedFrom = resumed.state.step;
+      trainerState = resumed.state.trainer ?? INITIAL_TRAINER_STATE;
+    } else {
+      await createTrainables(engine, config, plan);
     }
+
+    const bar = new ProgressBar(config.train.steps, options.progress);
+    let checkpoint = resumed?.dir ?? '';
+    const stop = Math.min(config.train.steps, options.stopAtStep ?? config.train.steps);
+    for (let step = start; step < stop; step++) {
+      const state = trainerState;
+      const done = await guardedStep(step, config, engine, trainables, () => trainStep(engine, task, config, plan, step, state));
+      const m = done.metrics;
+      trainerState = done.state;
+      if (config.train.evalEvery > 0 && (step + 1) % config.train.evalEvery === 0) m.eval_score = (await evaluatePolicies(engine, task, config, plan.policies)).score;
+      // A diverged step stops the run before it is checkpointed; its line stays in metrics.jsonl for diagnosis.
+      const diverged = await stepDivergence(step, m, config, engine, trainables);
+      await log.append(m);
+      if (diverged) throw diverged;
+      await options.onStep?.(m);
+      bar.update(step + 1, progressNote(m));
+      if ((step + 1) % config.train.checkpointEvery === 0 || step + 1 === stop) {
+        const covered = (await log.lines()).slice(0, step + 1).join('');
+        checkpoint = await finiteCheckpoint(step, config, () =>
+          saveCheckpoint(engine, runDir, { step: step + 1, metricsLines: step + 1, seed: config.seed, adapters, critics, trainer: trainerState, config }, config.train.keepCheckpoints, covered),
+        );
+      }
+    }
+    bar.end();
+    return { plan, metrics: await log.read(), resumedFrom, checkpoint };
+  } finally {
+    await lock.release();
   }
-  bar.end();
-  return { plan, metrics: await log.read(), resumedFrom, checkpoint };
 }
