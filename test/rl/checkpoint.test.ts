@@ -138,7 +138,11 @@ test('nonFiniteTensor finds NaN and Infinity in F32, F64 and BF16 safetensors te
     const len = new Uint8Array(8);
     new DataView(len.buffer).setBigUint64(0, BigInt(header.length), true);
     const file = join(dir, name);
-    writeFileSync(file, Buffer.concat([len, header, bytes]));
+    const all = new Uint8Array(8 + header.length + bytes.length);
+    all.set(len, 0);
+    all.set(header, 8);
+    all.set(bytes, 8 + header.length);
+    writeFileSync(file, all);
     return file;
   };
   const f32 = (xs: number[]) => new Uint8Array(Float32Array.from(xs).buffer);
