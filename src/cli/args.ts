@@ -1,15 +1,29 @@
 // A small flag parser shared by the subcommands: `--key value`, `--key=value`, `--flag`, positionals.
+// `--key value` never takes a flag as its value (`--run-dir --no-progress` is a forgotten value, not
+// a folder named "--no-progress"); `--key=--odd` still passes such a value on purpose.
 import { UserError } from './errors.ts';
 
 export interface ParsedArgs {
   positionals: string[];
   flags: Map<string, string | true>;
+  /** Values of the repeatable flags, in order (absent: never given). */
+  lists: Map<string, string[]>;
 }
 
-export function parseArgs(argv: string[], spec: { boolean?: string[]; string?: string[] }): ParsedArgs {
+export interface ArgsSpec {
+  boolean?: string[];
+  /** Flags that take one value, given at most once. */
+  string?: string[];
+  /** Flags that take one value and may be repeated (`--set a=1 --set b=2`). */
+  repeatable?: string[];
+}
+
+export function parseArgs(argv: string[], spec: ArgsSpec): ParsedArgs {
   const booleans = new Set(spec.boolean ?? []);
   const strings = new Set(spec.string ?? []);
+  const repeatable = new Set(spec.repeatable ?? []);
   const flags = new Map<string, string | true>();
+  const lists = new Map<string, string[]>();
   const positionals: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -22,16 +36,25 @@ export function parseArgs(argv: string[], spec: { boolean?: string[]; string?: s
     if (booleans.has(key)) {
       if (eq >= 0) throw new UserError(`--${key} takes no value`);
       flags.set(key, true);
-    } else if (strings.has(key)) {
-      const value = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
-      if (value === undefined) throw new UserError(`--${key} needs a value`);
-      flags.set(key, value);
+    } else if (strings.has(key) || repeatable.has(key)) {
+      let value: string | undefined;
+      if (eq >= 0) value = arg.slice(eq + 1);
+      else {
+        value = argv[++i];
+        if (value === undefined) throw new UserError(`--${key} needs a value`);
+        if (value.startsWith('--')) throw new UserError(`--${key} needs a value, got the flag ${value} (write --${key}=${value} if that is the value)`);
+      }
+      if (repeatable.has(key)) lists.set(key, [...(lists.get(key) ?? []), value]);
+      else {
+        if (flags.has(key)) throw new UserError(`--${key} is given twice ('${flags.get(key)}' and '${value}')`);
+        flags.set(key, value);
+      }
     } else {
-      const known = [...booleans, ...strings].map((k) => `--${k}`).join(', ');
+      const known = [...booleans, ...strings, ...repeatable].map((k) => `--${k}`).join(', ');
       throw new UserError(`unknown option --${key}${known ? ` (known: ${known})` : ''}`);
     }
   }
-  return { positionals, flags };
+  return { positionals, flags, lists };
 }
 
 export function stringFlag(args: ParsedArgs, key: string): string | undefined {
@@ -39,16 +62,29 @@ export function stringFlag(args: ParsedArgs, key: string): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
+export function listFlag(args: ParsedArgs, key: string): string[] {
+  return args.lists.get(key) ?? [];
+}
+
 export function requireFlag(args: ParsedArgs, key: string): string {
   const v = stringFlag(args, key);
   if (v === undefined) throw new UserError(`--${key} is required`);
+  if (v === '') throw new UserError(`--${key} needs a value, got an empty one`);
   return v;
 }
 
+/** A finite number (Number() alone would turn '' into 0 and accept 'Infinity'); `fallback` when absent. */
 export function numberFlag(args: ParsedArgs, key: string, fallback: number): number {
   const v = stringFlag(args, key);
   if (v === undefined) return fallback;
-  const n = Number(v);
-  if (!Number.isFinite(n)) throw new UserError(`--${key} must be a number, got '${v}'`);
+  const n = v.trim() === '' ? NaN : Number(v);
+  if (!Number.isFinite(n)) throw new UserError(`--${key} must be a finite number, got '${v}'`);
+  return n;
+}
+
+/** A finite number > 0 (e.g. a temperature or a time limit). */
+export function positiveNumberFlag(args: ParsedArgs, key: string, fallback: number): number {
+  const n = numberFlag(args, key, fallback);
+  if (!(n > 0)) throw new UserError(`--${key} must be a positive number, got '${stringFlag(args, key)}'`);
   return n;
 }

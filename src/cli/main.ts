@@ -3,6 +3,7 @@
 import { readdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { UserError } from './errors.ts';
+import { ConfigError } from '../config/schema-dsl.ts';
 
 const commandsDir = fileURLToPath(new URL('./commands/', import.meta.url));
 
@@ -46,8 +47,9 @@ export async function main(argv: string[]): Promise<number> {
     return await cmd.run(rest);
   } catch (err) {
     // A user's mistake is reported in one line; anything else is a bug and keeps its stack.
-    if (err instanceof UserError) {
-      console.error(`marft ${name}: ${err.message}`);
+    if (err instanceof UserError || err instanceof ConfigError) {
+      // One line even when the message came with several (an engine's error passed on).
+      console.error(`marft ${name}: ${err.message.replace(/\s*\n\s*/g, ' ')}`);
       return 2;
     }
     throw err;

@@ -10,7 +10,9 @@ export class TaskOptionError extends Error {
 }
 
 export function optionError(key: string, got: unknown, expected: string): TaskOptionError {
-  return new TaskOptionError(`task.options.${key}: got ${JSON.stringify(got)}, expected ${expected}`);
+  // NaN and ±Infinity (YAML's .nan, .inf) by name: JSON would print them as null.
+  const shown = typeof got === 'number' && !Number.isFinite(got) ? String(got) : JSON.stringify(got);
+  return new TaskOptionError(`task.options.${key}: got ${shown}, expected ${expected}`);
 }
 
 /** Rejects keys not in `known`, naming the task and its keys. */

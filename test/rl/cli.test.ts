@@ -45,7 +45,8 @@ test('user mistakes are one line naming the key, exit code 2', () => {
   assert.match(r.stderr, /actor\.actionNormalisation: got "words", expected one of 'sum', 'token', 'word'/);
   writeFileSync(bad, 'task: { name: nope }\nmodel: { engine: tabular }\n');
   assert.match(marft('train', bad, '--run-dir', join(dir, 'run2')).stderr, /task\.name: got "nope", expected one of .*'coordination-game'/);
-  assert.match(marft('train', '--resume', join(dir, 'missing')).stderr, /is not a run folder/);
+  assert.match(marft('train', '--resume', join(dir, 'missing')).stderr, /--resume .*missing: no such folder/);
+  assert.match(marft('train', '--resume', dir).stderr, /is not a run folder \(no config\.json\)/);
   assert.match(marft('train', bad).stderr, /--run-dir is required/);
   assert.equal(marft('train', '--help').status, 0);
   assert.equal(marft('eval', '--help').status, 0);

@@ -1,7 +1,7 @@
 // `marft eval CONFIG --checkpoint DIR`: scores a checkpoint's agents on held-out problems.
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { parseArgs, stringFlag } from '../args.ts';
+import { listFlag, parseArgs, stringFlag } from '../args.ts';
 import { UserError } from '../errors.ts';
 import { loadConfig } from '../../config/load.ts';
 import { ConfigError } from '../../config/schema-dsl.ts';
@@ -13,31 +13,34 @@ import { planFor } from '../../rl/trainer.ts';
 
 export const summary = 'score a checkpoint on held-out problems (CONFIG --checkpoint DIR [--base])';
 
-const HELP = `usage: marft eval CONFIG --checkpoint DIR [--base]
+const HELP = `usage: marft eval CONFIG --checkpoint DIR [--base] [--set KEY=VALUE ...]
 
 Decodes every held-out problem of CONFIG's task once per evaluation seed (eval.seeds, at
 eval.temperature) with the agents of checkpoint DIR (a RUN/checkpoints/step-N folder, or a run
 folder: its latest checkpoint), and prints a table and one JSON line
-{"score", "perSeed", "problems", "step", "checkpoint"}. --base also scores the untrained system.`;
+{"score", "perSeed", "problems", "step", "checkpoint"}. --base also scores the untrained system.
+--set KEY=VALUE changes one key of CONFIG (repeatable; VALUE is YAML, validated like the file),
+e.g. --set eval.seeds=1 --set eval.problems=100.`;
 
 export async function run(args: string[]): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
     console.log(HELP);
     return 0;
   }
-  const parsed = parseArgs(args, { string: ['checkpoint'], boolean: ['base'] });
+  const parsed = parseArgs(args, { string: ['checkpoint'], repeatable: ['set'], boolean: ['base'] });
   const [file, ...extra] = parsed.positionals;
   if (!file || extra.length > 0) throw new UserError('expected exactly one CONFIG file (see --help)');
   const given = stringFlag(parsed, 'checkpoint');
   if (!given) throw new UserError('--checkpoint is required');
   try {
+    const config = await loadConfig(file, listFlag(parsed, 'set'));
     let ckpt = resolve(given);
+    if (!existsSync(ckpt)) throw new UserError(`--checkpoint ${given}: no such folder`);
     if (!existsSync(join(ckpt, 'state.json'))) {
       const latest = await latestCheckpoint(ckpt);
       if (!latest) throw new UserError(`${given} is neither a checkpoint (no state.json) nor a run folder with checkpoints`);
       ckpt = latest;
     }
-    const config = await loadConfig(file);
     const runDir = dirname(dirname(ckpt));
     const { engine, bundle } = await buildRun(config, existsSync(join(runDir, 'base')) ? runDir : undefined);
     const state = await readCheckpointState(ckpt);

@@ -2,9 +2,9 @@
 // adapter), one JSON line per input line; for checking the engine from outside (issue 2, item 9).
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs, requireFlag, stringFlag } from '../args.ts';
+import { parseArgs, positiveNumberFlag, requireFlag, stringFlag } from '../args.ts';
 import { UserError } from '../errors.ts';
-import { readInputLines } from '../input-lines.ts';
+import { checkInputFile, readInputLines } from '../input-lines.ts';
 import { loadEngine } from '../../engine/index.ts';
 
 export const summary = 'print per-token log-probs of token sequences (--model DIR [--adapter DIR] --input FILE.jsonl)';
@@ -19,7 +19,12 @@ number than tokens). The model is a Hugging Face folder (config.json + model.saf
   --model DIR        Llama / Qwen2 / Qwen3 checkpoint folder
   --adapter DIR      optional LoRA adapter over it
   --input FILE       JSON lines; '-' reads standard input
-  --temperature T    log-probs of softmax(logits / T) (default 1)`;
+  --temperature T    log-probs of softmax(logits / T) (default 1; a finite number > 0)
+
+Exit status: 0 when every line was printed; 2 for a usage or input mistake, and when the model
+gives a log-prob that is not a finite number (NaN or infinite: weights that hold NaN or Inf, or a
+temperature so small that logits / T overflows): it is named on stderr, and nothing is printed for
+that line or after it.`;
 
 interface Line {
   tokens: number[];
@@ -52,12 +57,12 @@ export async function run(args: string[]): Promise<number> {
   const model = requireFlag(parsed, 'model');
   const input = requireFlag(parsed, 'input');
   const adapter = stringFlag(parsed, 'adapter');
-  const temperature = Number(stringFlag(parsed, 'temperature') ?? '1');
-  if (!(temperature > 0)) throw new UserError(`--temperature must be a positive number, got '${stringFlag(parsed, 'temperature')}'`);
-  if (!existsSync(model) || !statSync(model).isDirectory()) throw new UserError(`--model ${model}: no such folder`);
+  const temperature = positiveNumberFlag(parsed, 'temperature', 1);
+  if (!existsSync(model)) throw new UserError(`--model ${model}: no such folder`);
+  if (!statSync(model).isDirectory()) throw new UserError(`--model ${model}: is a file; a Hugging Face model folder is expected`);
   if (!existsSync(join(model, 'config.json'))) throw new UserError(`--model ${model}: no config.json (not a Hugging Face model folder)`);
   if (adapter !== undefined && !existsSync(join(adapter, 'adapter_config.json'))) throw new UserError(`--adapter ${adapter}: no adapter_config.json (not a PEFT adapter folder)`);
-  if (input !== '-' && !existsSync(input)) throw new UserError(`--input ${input}: no such file`);
+  await checkInputFile('--input', input);
 
   let engine;
   try {
@@ -73,7 +78,15 @@ export async function run(args: string[]): Promise<number> {
       throw new UserError(`input line ${line.number}: ${tokens.length} tokens exceed the model's context of ${engine.config.maxPositionEmbeddings}`);
     }
     const out = await engine.forward(target, [{ tokens, scoreFrom: 1 }], { temperature });
-    process.stdout.write(`${JSON.stringify({ logprobs: Array.from(out.logprobs![0]!) })}\n`);
+    const logprobs = Array.from(out.logprobs![0]!);
+    // JSON would print NaN and ±Infinity as null, which reads as a valid answer: refuse instead.
+    const bad = logprobs.findIndex((x) => !Number.isFinite(x));
+    if (bad >= 0) {
+      throw new UserError(
+        `input line ${line.number}: the log-prob of tokens[${bad + 1}] is ${logprobs[bad]}, not a finite number: the model${adapter !== undefined ? ' (or the adapter)' : ''} gives non-finite outputs (weights that hold NaN or Inf, or a --temperature too small)`,
+      );
+    }
+    process.stdout.write(`${JSON.stringify({ logprobs })}\n`);
   }
   return 0;
 }

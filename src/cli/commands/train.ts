@@ -1,10 +1,10 @@
 // `marft train CONFIG --run-dir DIR` and `marft train --resume DIR`: MARFT training runs.
-import { existsSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { existsSync, statSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { parseArgs, stringFlag } from '../args.ts';
+import { listFlag, parseArgs, stringFlag } from '../args.ts';
 import { UserError } from '../errors.ts';
-import { loadConfig, parseConfig } from '../../config/load.ts';
+import { loadConfig } from '../../config/load.ts';
 import { ConfigError } from '../../config/schema-dsl.ts';
 import { TaskOptionError } from '../../rl/task-options.ts';
 import type { MarftConfig } from '../../config/schema.ts';
@@ -14,18 +14,38 @@ import { train } from '../../rl/trainer.ts';
 
 export const summary = 'train a multi-agent system with MARFT (CONFIG --run-dir DIR, or --resume DIR)';
 
-const HELP = `usage: marft train CONFIG --run-dir DIR [--no-progress]
-       marft train --resume DIR [--no-progress]
+const HELP = `usage: marft train CONFIG --run-dir DIR [--set KEY=VALUE ...] [--no-progress]
+       marft train --resume DIR [--set KEY=VALUE ...] [--accept-config-change] [--no-progress]
 
 Trains the agents of CONFIG (YAML or JSON, see docs/config.md) with the configured algorithm.
 DIR receives config.json (the resolved configuration), metrics.jsonl (one JSON line per step) and
 checkpoints/ (adapters, critic, optimiser state, step; written atomically). --resume continues a
-run from its last checkpoint with the metrics an uninterrupted run would have produced.`;
+run from its last checkpoint with the metrics an uninterrupted run would have produced.
 
-async function readRunConfig(dir: string): Promise<MarftConfig> {
+  --set KEY=VALUE           change one key of the configuration (repeatable), e.g. --set
+                            actor.optim.lr=3e-4 --set policy.targetModules=[q_proj,v_proj]; VALUE is
+                            YAML, and is validated like the file
+  --accept-config-change    with --resume: continue with a configuration that differs from the
+                            checkpoint's (an edited config.json); --set implies it. The change is
+                            recorded in DIR/config-changes.jsonl
+  --no-progress             no progress bar on stderr`;
+
+/** The resumed run's configuration: its config.json, changed by the --set overrides. */
+async function readRunConfig(dir: string, sets: string[]): Promise<MarftConfig> {
+  if (!existsSync(dir)) throw new UserError(`--resume ${dir}: no such folder`);
   const file = join(dir, 'config.json');
   if (!existsSync(file)) throw new UserError(`${dir} is not a run folder (no config.json)`);
-  return parseConfig(JSON.parse(await readFile(file, 'utf8')));
+  return loadConfig(file, sets);
+}
+
+/** Creates the run folder, or says in one line why it cannot be one. */
+async function makeRunDir(dir: string, given: string): Promise<void> {
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UserError(`--run-dir ${given}: is a file, not a folder`);
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (err) {
+    throw new UserError(`--run-dir ${given}: cannot create the folder (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
 }
 
 export async function run(args: string[]): Promise<number> {
@@ -33,28 +53,36 @@ export async function run(args: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  const parsed = parseArgs(args, { string: ['run-dir', 'resume'], boolean: ['no-progress'] });
+  const parsed = parseArgs(args, { string: ['run-dir', 'resume'], repeatable: ['set'], boolean: ['no-progress', 'accept-config-change'] });
   const resumeDir = stringFlag(parsed, 'resume');
+  const sets = listFlag(parsed, 'set');
   let runDir: string;
   let config: MarftConfig;
   try {
-    if (resumeDir) {
-      if (parsed.positionals.length > 0) throw new UserError('--resume takes the run folder only (its config.json is used)');
+    if (resumeDir !== undefined) {
+      if (resumeDir === '') throw new UserError('--resume needs a run folder, got an empty value');
+      if (parsed.positionals.length > 0) throw new UserError('--resume takes the run folder only (its config.json is used; change keys with --set KEY=VALUE)');
+      if (parsed.flags.has('run-dir')) throw new UserError('--resume DIR continues DIR: it takes no --run-dir');
       runDir = resolve(resumeDir);
-      config = await readRunConfig(runDir);
+      config = await readRunConfig(runDir, sets);
     } else {
+      if (parsed.flags.has('accept-config-change')) throw new UserError('--accept-config-change goes with --resume DIR (a fresh run has no earlier configuration to differ from)');
       const [file, ...extra] = parsed.positionals;
       if (!file || extra.length > 0) throw new UserError('expected exactly one CONFIG file (see --help)');
       const dir = stringFlag(parsed, 'run-dir');
       if (!dir) throw new UserError('--run-dir is required (or --resume DIR)');
       runDir = resolve(dir);
-      config = await loadConfig(file);
-      if (await latestCheckpoint(runDir)) throw new UserError(`${runDir} already holds a run with checkpoints; continue it with --resume ${dir} or choose a new --run-dir`);
-      await mkdir(runDir, { recursive: true });
+      config = await loadConfig(file, sets);
+      if (existsSync(runDir) && statSync(runDir).isDirectory() && (await latestCheckpoint(runDir))) {
+        throw new UserError(`${runDir} already holds a run with checkpoints; continue it with --resume ${dir} or choose a new --run-dir`);
+      }
+      await makeRunDir(runDir, dir);
       await writeFileAtomic(join(runDir, 'config.json'), JSON.stringify(config, null, 2));
     }
     const { engine, bundle } = await buildRun(config, runDir);
-    const result = await train({ config, engine, task: bundle.task, runDir, progress: parsed.flags.has('no-progress') ? false : undefined });
+    // --set on a resumed run is an explicit change of its configuration (recorded by the trainer).
+    const acceptConfigChange = resumeDir !== undefined && (sets.length > 0 || parsed.flags.has('accept-config-change'));
+    const result = await train({ config, engine, task: bundle.task, runDir, progress: parsed.flags.has('no-progress') ? false : undefined, acceptConfigChange });
     const last = result.metrics[result.metrics.length - 1];
     console.log(JSON.stringify({ runDir, steps: result.metrics.length, resumedFrom: result.resumedFrom, checkpoint: result.checkpoint, score_mean: last?.score_mean ?? null }));
     await engine.dispose();

@@ -13,7 +13,7 @@ import { availableParallelism } from 'node:os';
 import type { Writable } from 'node:stream';
 import { parseArgs, requireFlag, stringFlag, numberFlag } from '../args.ts';
 import { UserError } from '../errors.ts';
-import { readInputLines } from '../input-lines.ts';
+import { checkInputFile, readInputLines } from '../input-lines.ts';
 import { SlotLimiter } from '../../sandbox/index.ts';
 import { verifyCode, parsePyJson, type CodeTests, type PyJson } from '../../verify/code/index.ts';
 import { mathAnswersEqual } from '../../verify/math/index.ts';
@@ -187,6 +187,9 @@ async function verifyCodeFile(input: string, out: Writable, concurrency: number,
   return malformed > 0 ? 1 : 0;
 }
 
+/** Sandboxed processes run at once, at most. */
+const MAX_CONCURRENCY = 1024;
+
 /** Set when stdout's reader went away (EPIPE): nothing more is read or judged. */
 let readerGone = false;
 
@@ -232,11 +235,16 @@ export async function run(argv: string[]): Promise<number> {
   if (what !== 'code' && what !== 'math') throw new UserError(`say what to verify: 'marft verify code ...' or 'marft verify math ...' (see --help)`);
   if (args.positionals.length > 1) throw new UserError(`unexpected argument '${args.positionals[1]}'`);
   const input = requireFlag(args, 'input');
-  if (!existsSync(input)) throw new UserError(`input file not found: ${input}`);
+  if (input !== '-' && !existsSync(input)) throw new UserError(`input file not found: ${input}`);
+  await checkInputFile('--input', input);
   const concurrency = numberFlag(args, 'concurrency', 0);
-  if (stringFlag(args, 'concurrency') !== undefined && (!Number.isInteger(concurrency) || concurrency < 1)) throw new UserError('--concurrency must be a positive integer');
+  // Bounded: every slot is a process, and 4 lines per slot are held in memory.
+  if (stringFlag(args, 'concurrency') !== undefined && (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY)) {
+    throw new UserError(`--concurrency must be an integer in [1, ${MAX_CONCURRENCY}], got '${stringFlag(args, 'concurrency')}'`);
+  }
   const timeoutS = numberFlag(args, 'timeout', 30);
-  if (!(timeoutS > 0)) throw new UserError('--timeout must be a positive number of seconds');
+  // The same range as a line's timeout_s.
+  if (!(timeoutS > 0) || timeoutS > 3600) throw new UserError(`--timeout must be a number of seconds in (0, 3600], got '${stringFlag(args, 'timeout')}'`);
 
   const outputPath = stringFlag(args, 'output');
   let out: Writable = process.stdout;
