@@ -81,7 +81,12 @@ test('relay game: the critic joint state is the secret plus every earlier delive
     [0, 1, s, tok.symbol(0), tok.symbol(1), tok.symbol(2), 4],
   ]);
   // Every agent's own prompt: only the message of its predecessor (IPPO's critic input).
-  assert.deepEqual(ep!.actions.map((a) => a.promptTokens), [[0, 1, s], [0, 2, tok.symbol(0)], [0, 3, tok.symbol(1)], [0, 4, tok.symbol(2)]]);
+  const own = [[0, 1, s], [0, 2, tok.symbol(0)], [0, 3, tok.symbol(1)], [0, 4, tok.symbol(2)]];
+  assert.deepEqual(ep!.actions.map((a) => a.promptTokens), own);
+  // The ablation: the same episode with the critic given each agent's own prompt.
+  const [ablated] = await rollout({ agents: 4, symbols: 5, criticView: 'own' }, engine, 1);
+  assert.equal(ablated!.info.secret, ep!.info.secret);
+  assert.deepEqual(ablated!.actions.map((a) => a.criticTokens), own);
 });
 
 test('relay game: noise replaces messages by uniform symbols before delivery; what is delivered is what the next agent and the critic see', async () => {
@@ -131,7 +136,8 @@ test('relay game: options are checked with one-line errors', () => {
   assert.throws(() => relayGame({ agents: 7 }), /task\.options\.agents: got 7/);
   assert.throws(() => relayGame({ noise: 1.5 }), /task\.options\.noise: got 1\.5, expected a number in \[0, 1\]/);
   assert.throws(() => relayGame({ hiddenSize: 6 }), /task\.options\.hiddenSize: got 6, expected a positive multiple of 4/);
-  assert.throws(() => relayGame({ secret: 1 }), /task\.options\.secret: unknown option of relay-game \(known: agents, symbols, noise, hiddenSize\)/);
+  assert.throws(() => relayGame({ criticView: 'secret' }), /task\.options\.criticView: got "secret", expected one of 'joint', 'own'/);
+  assert.throws(() => relayGame({ secret: 1 }), /task\.options\.secret: unknown option of relay-game \(known: agents, symbols, noise, criticView, hiddenSize\)/);
 });
 
 test('relay game under the trainer: MARFT puts the team reward once at the last agent and values the joint state; IPPO broadcasts and values own prompts', async () => {

@@ -18,6 +18,8 @@
 // the secret and every message as delivered. What was sent before a corruption is left out: what
 // follows depends on a message only through what was delivered, so the delivered messages and the
 // secret are the part of the joint state every value depends on.
+// criticView 'own' (an ablation) gives the centralised critic each agent's own prompt instead, so a
+// MARFT run keeps its joint chain but loses what the critic knows beyond the acting agent.
 //
 // Training episodes draw secrets uniformly from the step's seed only. Evaluation episodes are every
 // secret 16 times under a separate seed stream: the same distribution as training (a secret game
@@ -25,7 +27,7 @@
 // generalisation.
 import type { Engine } from '../../engine/types.ts';
 import { deriveSeed, mulberry32 } from '../../rl/rng.ts';
-import { intOption, numberOption, optionError, rejectUnknown, type Options } from '../../rl/task-options.ts';
+import { intOption, numberOption, oneOfOption, optionError, rejectUnknown, type Options } from '../../rl/task-options.ts';
 import type { EvalRequest, RolloutRequest, Sampling, Task, TaskBundle } from '../../rl/task.ts';
 import { registerTask } from '../../rl/task.ts';
 import { tinyDecoder } from '../../rl/toy-tasks.ts';
@@ -42,9 +44,11 @@ export interface RelayGameOptions {
   symbols: number;
   /** Probability that the environment replaces a message (agents 1..n−1) by a uniform symbol. */
   noise: number;
+  /** What ActionRecord.criticTokens holds: the joint state (default) or the acting agent's own prompt. */
+  criticView: 'joint' | 'own';
 }
 
-export const RELAY_GAME_OPTIONS = ['agents', 'symbols', 'noise', 'hiddenSize'] as const;
+export const RELAY_GAME_OPTIONS = ['agents', 'symbols', 'noise', 'criticView', 'hiddenSize'] as const;
 
 /** The token ids of a relay of `agents` agents over `symbols` symbols. */
 export function relayTokens(o: Pick<RelayGameOptions, 'agents' | 'symbols'>) {
@@ -65,6 +69,7 @@ export function parseRelayGameOptions(options: Options): RelayGameOptions & { hi
     agents: intOption(options, 'agents', 4, MIN_RELAY_AGENTS, MAX_RELAY_AGENTS),
     symbols: intOption(options, 'symbols', 4, 1),
     noise: numberOption(options, 'noise', 0, 0, 1),
+    criticView: oneOfOption(options, 'criticView', ['joint', 'own'] as const, 'joint'),
     hiddenSize: intOption(options, 'hiddenSize', 256, 4),
   };
   if (o.hiddenSize % 4 !== 0) throw optionError('hiddenSize', o.hiddenSize, 'a positive multiple of 4');
@@ -99,7 +104,7 @@ export function relayGame(options: Options = {}): TaskBundle {
         records[b]!.push({
           agent: name, agentIndex: i, step: 0, policy, promptTokens: prompts[b]!, actionTokens: r.tokens, behaviourLogprobs: r.logprobs,
           stopReason: r.stopReason, text: r.tokens.join(' '), reward: 0, localReward: 0,
-          criticTokens: [tok.bos, tok.tag(0), tok.symbol(secrets[b]!), ...delivered[b]!, tok.tag(i)],
+          criticTokens: o.criticView === 'own' ? prompts[b]! : [tok.bos, tok.tag(0), tok.symbol(secrets[b]!), ...delivered[b]!, tok.tag(i)],
         });
         if (i === n - 1) continue;
         // Drawn for every message whatever p is, so runs that differ only in p see the same draws.
