@@ -2,10 +2,11 @@
 //
 // Encoding/decoding goes through @huggingface/tokenizers; chat rendering through @huggingface/jinja
 // with the same variables transformers passes to apply_chat_template (messages,
-// add_generation_prompt, the special tokens by name). The template is read from
-// tokenizer_config.json's chat_template, or from chat_template.jinja / chat_template.json (where
-// transformers >= 4.43 saves it). eosTokenIds: generation_config.json's eos_token_id (a number or
-// a list) together with tokenizer_config.json's eos_token.
+// add_generation_prompt, the special tokens by name). The template is read from chat_template.jinja
+// (where transformers >= 4.43 saves it; it wins over the config's, as in transformers), else
+// tokenizer_config.json's chat_template, else chat_template.json (the processors' older file).
+// eosTokenIds: generation_config.json's eos_token_id (a number or a list) together with
+// tokenizer_config.json's eos_token.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Tokenizer as HfTokenizerCore } from '@huggingface/tokenizers';
@@ -93,15 +94,16 @@ export class HfTokenizer implements Tokenizer {
     const configFile = join(dir, 'tokenizer_config.json');
     const config = existsSync(configFile) ? readJson(configFile) : {};
 
-    let chatTemplate = typeof config.chat_template === 'string' ? config.chat_template : undefined;
-    if (Array.isArray(config.chat_template)) {
+    // chat_template.jinja first: transformers lets the file override tokenizer_config.json's template.
+    const jinjaFile = join(dir, 'chat_template.jinja');
+    const templateJsonFile = join(dir, 'chat_template.json');
+    let chatTemplate = existsSync(jinjaFile) ? readFileSync(jinjaFile, 'utf8') : undefined;
+    if (chatTemplate === undefined && typeof config.chat_template === 'string') chatTemplate = config.chat_template;
+    if (chatTemplate === undefined && Array.isArray(config.chat_template)) {
       // [{name, template}]: transformers uses the one named "default".
       const named = config.chat_template as { name: string; template: string }[];
       chatTemplate = (named.find((t) => t.name === 'default') ?? named[0])?.template;
     }
-    const jinjaFile = join(dir, 'chat_template.jinja');
-    const templateJsonFile = join(dir, 'chat_template.json');
-    if (chatTemplate === undefined && existsSync(jinjaFile)) chatTemplate = readFileSync(jinjaFile, 'utf8');
     if (chatTemplate === undefined && existsSync(templateJsonFile)) {
       const t = readJson(templateJsonFile).chat_template;
       if (typeof t === 'string') chatTemplate = t;
@@ -134,6 +136,8 @@ export class HfTokenizer implements Tokenizer {
    * " ," to "," inside generated code), so decode(encode(s)) === s.
    */
   decode(ids: number[]): string {
+    // @huggingface/tokenizers refuses an empty list; an empty generation decodes to the empty text.
+    if (ids.length === 0) return '';
     return this.core.decode(ids, { skip_special_tokens: false, clean_up_tokenization_spaces: false });
   }
 

@@ -5,32 +5,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CharTokenizer, HfTokenizer, MissingTokenizerError, type ChatMessage } from '../../src/tokenizer/index.ts';
-import { repoRoot, runPython, skipWithoutVenv as skip } from '../python-oracle.ts';
-
-const oracle = join(repoRoot, 'test/tokenizer/hf_oracle.py');
-
-interface Expectations {
-  ids: number[][];
-  decoded: string[];
-  chat_text: [string, string][];
-  chat_ids: [number[], number[]][];
-  eos_token_id: number;
-  len: number;
-}
-
-/** One oracle process: optionally builds the Qwen-style folder in dir, then one Expectations per variant. */
-function expectations(
-  dir: string,
-  cases: { texts: string[]; chats: ChatMessage[][]; variants?: Record<string, unknown>[]; make_qwen?: boolean },
-): Expectations[] {
-  const casesFile = join(tmpdir(), `marft-cases-${process.pid}-${Date.now()}.json`);
-  writeFileSync(casesFile, JSON.stringify(cases));
-  try {
-    return JSON.parse(runPython([oracle, 'expect', dir, casesFile])) as Expectations[];
-  } finally {
-    rmSync(casesFile, { force: true });
-  }
-}
+import { skipWithoutVenv as skip } from '../python-oracle.ts';
+import { expectations, type Expectations } from './hf-oracle.ts';
 
 const TEXTS = [
   'Natalia sold 48 clips in April; how many in May?',
