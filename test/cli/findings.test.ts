@@ -26,7 +26,7 @@ function poisonTensor(file: string, name: string): void {
   assert.equal(entry.dtype, 'F32');
   const [from, to] = entry.data_offsets;
   for (let at = 8 + headerLength + from; at < 8 + headerLength + to; at += 4) bytes.writeFloatLE(NaN, at);
-  writeFileSync(file, bytes);
+  writeFileSync(file, Uint8Array.from(bytes));
 }
 
 test('the findings of issue 12: exit code 2, one line, no stack trace, nothing trained or printed', async () => {
