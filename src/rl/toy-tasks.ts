@@ -12,8 +12,8 @@
 //   pure referential game; the score stays the team outcome.
 // bandit (one agent, one step): prompt [BOS, 1]; one token a; reward armRewards[a − 2] (0 for tokens 0, 1).
 //
-// Both draw the problems of training step `step` from the request's seed only; held-out episodes
-// use seeds from a separate stream. With `model.engine: embedded` and no model.path, both build a
+// Both draw the problems of training step `step` from the request's seed only; evaluation episodes
+// use seeds from a separate stream (the training distribution: a secret game has nothing to hold out). With `model.engine: embedded` and no model.path, both build a
 // tiny random Qwen3-shaped decoder (hidden `hiddenSize`, default 256, 2 layers): wide enough that
 // LoRA alone can make its next-token distribution peaked.
 import { createEngine } from '../engine/index.ts';
@@ -88,7 +88,7 @@ export function coordinationGame(options: Options = {}): TaskBundle {
       return play(engine, secrets, req.seed, req.sampling, req.policies);
     },
     async evaluate(engine: Engine, req: EvalRequest) {
-      // Held-out set: every secret, 16 times each (all the task has; `problems` caps it).
+      // Evaluation episodes, not held-out ones: every secret, 16 times each (all the task has; `problems` caps it).
       const all = Array.from({ length: 16 * K }, (_, i) => i % K);
       return play(engine, req.problems > 0 ? all.slice(0, req.problems) : all, deriveSeed(req.seed, 7919), req.sampling, req.policies);
     },
