@@ -13,7 +13,8 @@
 // bandit (one agent, one step): prompt [BOS, 1]; one token a; reward armRewards[a − 2] (0 for tokens 0, 1).
 //
 // Both draw the problems of training step `step` from the request's seed only; evaluation episodes
-// use seeds from a separate stream (the training distribution: a secret game has nothing to hold out). With `model.engine: embedded` and no model.path, both build a
+// use seeds from a separate stream (the training distribution: a secret game has nothing to hold
+// out). With `model.engine: embedded` and no model.path, both build a
 // tiny random Qwen3-shaped decoder (hidden `hiddenSize`, default 256, 2 layers): wide enough that
 // LoRA alone can make its next-token distribution peaked.
 import { createEngine } from '../engine/index.ts';
