@@ -66,7 +66,12 @@ export async function buildEngine(config: MarftConfig, bundle: TaskBundle, runDi
   if (config.model.engine === 'tabular') return new TabularEngine(bundle.vocabSize);
   if (config.model.path) {
     if (!existsSync(join(config.model.path, 'config.json'))) throw new ConfigError(`model.path: ${config.model.path} holds no config.json (a Hugging Face model folder is expected)`);
-    return loadEngine(config.model.path);
+    try {
+      return await loadEngine(config.model.path);
+    } catch (err) {
+      // The user's folder (weights missing, an architecture not supported): theirs to fix, in one line (as marft logprobs does).
+      throw new ConfigError(`model.path: ${(err as Error).message}`);
+    }
   }
   const saved = runDir ? join(runDir, 'base') : undefined;
   if (runDir && saved) {

@@ -2,10 +2,13 @@
 // line on stderr without a stack trace, and nothing is trained or written. The commands run in this
 // process (a long table of cases); test/cli/findings.test.ts spawns the CLI for the issue's findings.
 import { test } from 'node:test';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
+import { createEngine } from '../../src/engine/index.ts';
+import { tinyModelConfig } from '../../src/tasks/tiny-model.ts';
+import { CharTokenizer } from '../../src/tokenizer/index.ts';
 import { assertUserError, runInProcess } from './spawn-cli.ts';
 
 const example = new URL('../../examples/coordination-tabular.yaml', import.meta.url).pathname;
@@ -17,6 +20,10 @@ test('train and eval: bad configurations, paths and flags are one line each, exi
     return join(dir, name);
   };
   const run = join(dir, 'run');
+  // A model folder whose weights are missing (config.json only).
+  const weightless = join(dir, 'weightless');
+  await createEngine(tinyModelConfig(new CharTokenizer('0123456789'), { hiddenSize: 8, layers: 1, contextLength: 16 }), { seed: 1 }).saveBase(weightless);
+  rmSync(join(weightless, 'model.safetensors'));
   const cases: [string, { args: string[] }, RegExp][] = [
     // Sizes that cannot fit in memory (a native crash, exit 133, before).
     ['batchSize 1e9', { args: ['train', file('big.yaml', 'task: { name: bandit }\nmodel: { engine: tabular }\nrollout: { batchSize: 1000000000 }\n'), '--run-dir', run] },
@@ -39,6 +46,8 @@ test('train and eval: bad configurations, paths and flags are one line each, exi
     // A flag where a value belongs (trained into a folder named "--no-progress", before).
     ['--run-dir --no-progress', { args: ['train', example, '--run-dir', '--no-progress'] }, /^marft train: --run-dir needs a value, got the flag --no-progress/],
     ['--run-dir twice', { args: ['train', example, '--run-dir', run, '--run-dir', join(dir, 'other')] }, /--run-dir is given twice/],
+    ['model.path without weights', { args: ['train', file('weightless.yaml', `task: { name: coordination-game }\nmodel: { path: ${JSON.stringify(weightless)} }\n`), '--run-dir', join(dir, 'run-weightless')] },
+      /^marft train: model\.path: .*weightless: no model\.safetensors or model\.safetensors\.index\.json/],
     ['config is a folder', { args: ['train', dir, '--run-dir', run] }, /: is a folder, not a configuration file$/],
     ['config missing', { args: ['train', join(dir, 'nope.yaml'), '--run-dir', run] }, /nope\.yaml: no such file$/],
     ['--run-dir is a file', { args: ['train', example, '--run-dir', join(dir, 'empty.yaml')] }, /--run-dir .*empty\.yaml: is a file, not a folder$/],
