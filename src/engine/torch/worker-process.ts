@@ -112,7 +112,8 @@ export class WorkerProcess {
       return { worker, info: await hello };
     } catch (e) {
       worker.kill();
-      await Promise.race([worker.exited, new Promise((r) => setTimeout(r, 5000).unref())]);
+      worker.busy(); // the exit is awaited: keep the event loop alive until it comes
+      await worker.exited;
       throw e;
     }
   }
