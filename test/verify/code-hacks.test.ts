@@ -81,9 +81,13 @@ test('the tests and the nonce are not on disk, in argv or in the environment of 
     '            if "/proc/" in p and os.path.basename(p) not in ("cmdline", "environ") and "/fd" not in p:',
     '                continue',
     '            try:',
-    '                with open(p, "rb") as fh:',
-    '                    if b"SECRET_MARKER" in fh.read(10**6):',
+    // Non-blocking: the program's own pipes to the judge are among its fds.
+    '                fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK)',
+    '                try:',
+    '                    if b"SECRET_MARKER" in os.read(fd, 10**6):',
     '                        found.append(p)',
+    '                finally:',
+    '                    os.close(fd)',
     '            except OSError:',
     '                pass',
     `assert not found, found`,
@@ -103,6 +107,22 @@ test('honest but unusual solutions still pass', async () => {
   assert.equal(await passes(plain, { kind: 'assert', code: 'n = solve(3)\nassert n.v == 3 and n != Node(3)' }), true);
   const recursive = 'def solve(n):\n    return 0 if n == 0 else 1 + solve(n - 1)\n';
   assert.equal(await passes(recursive, { kind: 'assert', code: 'assert solve(900) == 900' }), true);
+});
+
+test('the tests use the program through its own process: exceptions, classes, objects, generators, modules', async () => {
+  // Exceptions keep their built-in class (a program's own class arrives as its nearest built-in base).
+  const raises = 'class Bad(ValueError):\n    pass\ndef solve(x):\n    if x < 0:\n        raise Bad("negative")\n    return x\n';
+  assert.equal(await passes(raises, { kind: 'assert', code: 'try:\n    solve(-1)\n    assert False\nexcept ValueError as e:\n    assert str(e) == "negative"\nassert solve(2) == 2' }), true);
+  // Objects of the program's classes: attributes, identity, isinstance, setup that links them.
+  const tree = 'class Node:\n    def __init__(self, v):\n        self.v = v\n        self.left = self.right = None\ndef total(n):\n    return 0 if n is None else n.v + total(n.left) + total(n.right)\n';
+  const treeTests: CodeTests = { kind: 'asserts', setup: 'root = Node(1)\nroot.left = Node(2)\nroot.left.right = Node(4)', tests: ['assert total(root) == 7', 'assert isinstance(root.left, Node) and root.left is root.left and root.left != root', 'assert root.left.right.v == 4 and root.right is None'] };
+  assert.deepEqual((await verifyCode({ program: tree, tests: treeTests, timeoutMs: 5000 })).results.map((r) => r.status), ['passed', 'passed', 'passed']);
+  // Generators and iterators of the program, built-in types passed as arguments, the program's modules.
+  const gen = 'import math\ndef squares(n):\n    for i in range(n):\n        yield i * i\ndef keep(xs, t):\n    return [x for x in xs if isinstance(x, t)]\n';
+  assert.equal(await passes(gen, { kind: 'assert', code: 'assert list(squares(4)) == [0, 1, 4, 9]\nassert 9 in squares(5)\nassert keep([1, "a", 2.0], int) == [1]\nassert math.isclose(math.sqrt(2) ** 2, 2)' }), true);
+  // Data of every built-in kind and a few standard classes keeps its type.
+  const data = 'from fractions import Fraction\nfrom collections import OrderedDict, deque\ndef solve():\n    return (1, 2.5, 10**5000, -0.0, float("inf"), "é\\udc80", b"\\xff", {1: {2, 3}}, frozenset([1]), 1j, Fraction(1, 3), OrderedDict(a=1), deque([1], 3), None, True)\n';
+  assert.equal(await passes(data, { kind: 'assert', code: 'from fractions import Fraction\nfrom collections import OrderedDict, deque\nv = solve()\nassert v == (1, 2.5, 10**5000, -0.0, float("inf"), "é\\udc80", b"\\xff", {1: {2, 3}}, frozenset([1]), 1j, Fraction(1, 3), OrderedDict(a=1), deque([1], 3), None, True)\nassert [type(x).__name__ for x in v] == ["int", "float", "int", "float", "float", "str", "bytes", "dict", "frozenset", "complex", "Fraction", "OrderedDict", "deque", "NoneType", "bool"]' }), true);
 });
 
 test('call-based: results are compared as serialised values in the controller', async () => {

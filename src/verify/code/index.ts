@@ -4,15 +4,16 @@
 //   v.passed / v.total   // the team reward for code (spec section 3)
 //
 // stdin/stdout tests run the program directly, one run per test. Assertion scripts and call-based
-// tests run inside harness.py, which receives the program and the tests on a private channel and
-// reports results tagged with a per-run random nonce (see harness.py for why that cannot be faked
-// by exiting early, rescuing a failure at exit, or returning an object that equals everything).
-import { randomBytes } from 'node:crypto';
+// tests run in harness.py, the judge, which receives the program and the tests on a private
+// channel, runs the program in a second process that shares no memory with it, runs the tests
+// itself and reports results tagged with a per-run random nonce (harness-channel.ts). See
+// harness.py for why a program can forge no result, whatever it does in its own process.
 import { readFileSync } from 'node:fs';
 import { pythonInterpreter, PYTHON_FLAGS } from '../../sandbox/languages/python.ts';
 import { runPython, runSandboxed } from '../../sandbox/index.ts';
 import type { RunOutcome, RunResult } from '../../sandbox/index.ts';
 import { compareOutput } from './compare-output.ts';
+import { freshNonce, readHarnessChannel, type HarnessRecord } from './harness-channel.ts';
 import { parsePyJson, pyJsonEqual, stringifyPyJson } from './json-values.ts';
 import type { CodeTask, CodeVerdict, TestResult, TestStatus } from './types.ts';
 
@@ -20,7 +21,10 @@ export type { CodeTask, CodeTests, CodeVerdict, TestResult, TestStatus } from '.
 export { compareOutput } from './compare-output.ts';
 export { parsePyJson, pyJsonEqual, stringifyPyJson, type PyJson } from './json-values.ts';
 
-const HARNESS_SOURCE = readFileSync(new URL('./harness.py', import.meta.url), 'utf8');
+// The judge (main.py), the program's side and the value codec they share.
+const HARNESS_FILES: Record<string, string> = Object.fromEntries(
+  [['main.py', 'harness.py'], ['program_side.py', 'program_side.py'], ['wire.py', 'wire.py']].map(([name, file]) => [name, readFileSync(new URL(`./${file}`, import.meta.url), 'utf8')]),
+);
 const STDERR_CHARS = 1500;
 
 export async function verifyCode(task: CodeTask): Promise<CodeVerdict> {
@@ -62,43 +66,22 @@ async function judgeStdio(task: CodeTask, tests: Array<{ stdin: string; stdout: 
   );
 }
 
-interface HarnessRecord {
-  status?: TestStatus | 'ok';
-  case?: number;
-  value?: string;
-  error?: string;
-  stage?: string;
-  done?: boolean;
-}
-
 /**
  * Runs harness.py with a job; returns the process outcome, the records that carry this run's
  * nonce, and which assertion scripts the harness declared passed with its literal
  * "<nonce>:passed:<i>" lines.
  */
 async function runHarness(task: CodeTask, job: Record<string, unknown>, timeoutMs: number): Promise<{ outcome: RunResult; records: HarnessRecord[]; passedScripts: Set<number> }> {
-  const nonce = randomBytes(16).toString('hex');
+  const nonce = freshNonce();
   const spec: Parameters<typeof runSandboxed>[0] = {
-    files: { 'main.py': HARNESS_SOURCE },
+    files: HARNESS_FILES,
     argv: [pythonInterpreter(), ...PYTHON_FLAGS, 'main.py'],
     timeoutMs,
     channelInput: `${JSON.stringify({ nonce, ...job })}\n`,
   };
   if (task.limits) spec.limits = task.limits;
   const outcome = await runSandboxed(spec, task.limiter);
-  const records: HarnessRecord[] = [];
-  const prefix = `${nonce} `;
-  const lines = outcome.channel.split('\n');
-  const passedPrefix = `${nonce}:passed:`;
-  const passedScripts = new Set(lines.filter((l) => l.startsWith(passedPrefix) && /^\d+$/.test(l.slice(passedPrefix.length))).map((l) => Number(l.slice(passedPrefix.length))));
-  for (const line of lines) {
-    if (!line.startsWith(prefix)) continue;
-    try {
-      records.push(JSON.parse(line.slice(prefix.length)) as HarnessRecord);
-    } catch {
-      // a torn line (the run was killed mid-write) is no evidence of anything
-    }
-  }
+  const { records, passedScripts } = readHarnessChannel(outcome.channel, nonce);
   return { outcome, records, passedScripts };
 }
 
@@ -108,7 +91,7 @@ async function judgeAsserts(task: CodeTask, setup: string, tests: string[]): Pro
   // One script: the timeout covers it. Several: each has its own alarm, the wall clock covers all.
   const wallMs = tests.length === 1 ? task.timeoutMs : task.timeoutMs * tests.length + 2000;
   const { outcome, records, passedScripts } = await runHarness(task, job, wallMs);
-  const early = records.find((r) => r.stage === 'program' || r.stage === 'setup');
+  const early = records.find((r) => r.stage === 'harness' || r.stage === 'program' || r.stage === 'setup');
   return tests.map((_, i): TestResult => {
     if (passedScripts.has(i)) return { status: 'passed' };
     if (early) return { status: (early.status ?? 'runtime_error') as TestStatus, stderr: (early.error ?? '').slice(-STDERR_CHARS) };
@@ -124,7 +107,7 @@ async function judgeCall(task: CodeTask, fn: string, cases: Array<{ args: unknow
   const job = { mode: 'call', program: task.program, fn, cases: cases.map((c) => stringifyPyJson(c.args as never)), case_timeout_s: caseTimeoutS };
   // Every case gets its own alarm inside the harness; the wall clock covers them all plus start-up.
   const { outcome, records } = await runHarness(task, job, task.timeoutMs * cases.length + 2000);
-  const programFailure = records.find((r) => r.stage === 'program');
+  const programFailure = records.find((r) => r.stage === 'harness' || r.stage === 'program');
   return cases.map((c, i): TestResult => {
     if (programFailure) return { status: (programFailure.status ?? 'runtime_error') as TestStatus, stderr: (programFailure.error ?? '').slice(-STDERR_CHARS) };
     const rec = records.find((r) => r.case === i);
