@@ -23,7 +23,7 @@ import { evaluatePolicies } from './evaluate.ts';
 import { MetricsLog, ProgressBar, type StepMetrics } from './metrics.ts';
 import { stderrNotice, type Notice } from './notice.ts';
 import { cleanRunFolder, resumeRun } from './resume.ts';
-import { acquireRunLock } from './run-lock.ts';
+import { acquireRunLock, LOCK_FILE, type RunLock } from './run-lock.ts';
 import { finiteCheckpoint, guardedStep, stepDivergence } from './step-guard.ts';
 import { deriveSeed } from './rng.ts';
 import { learningRate } from './schedules.ts';
@@ -52,6 +52,11 @@ export interface TrainOptions {
   acceptConfigChange?: boolean;
   /** Where notices go (a stale lock taken over, a damaged checkpoint skipped); default: one line each on stderr. */
   notice?: Notice;
+  /**
+   * The run folder's lock when the caller already holds it (acquireRunLock, taken before it writes
+   * into the folder, e.g. config.json); train() then neither takes nor releases it.
+   */
+  lock?: RunLock;
 }
 
 export interface TrainResult {
@@ -189,7 +194,8 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
   const plan = planFor(config, task);
   await mkdir(runDir, { recursive: true });
   // One writer per run folder, for the whole run (docs/reliability.md).
-  const lock = await acquireRunLock(runDir, notice);
+  if (options.lock && options.lock.file !== join(runDir, LOCK_FILE)) throw new Error(`train: the lock given is ${options.lock.file}, not ${runDir}'s`);
+  const lock = options.lock ?? (await acquireRunLock(runDir, notice));
   try {
     await cleanRunFolder(runDir, notice);
     const log = new MetricsLog(join(runDir, 'metrics.jsonl'));
@@ -233,6 +239,6 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
     bar.end();
     return { plan, metrics: await log.read(), resumedFrom, checkpoint };
   } finally {
-    await lock.release();
+    if (!options.lock) await lock.release();
   }
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { parseConfig } from '../../src/config/load.ts';
 import { acquireRunLock } from '../../src/rl/run-lock.ts';
 import { RunLockedError } from '../../src/rl/run-errors.ts';
-import { noticeLog, runIn } from './reliability-fixtures.ts';
+import { noticeLog, runIn, tabularConfig } from './reliability-fixtures.ts';
 
 const cli = new URL('../../bin/marft.mjs', import.meta.url).pathname;
 
@@ -94,4 +94,15 @@ test('acquireRunLock: a live holder is refused, a dead one taken over, an unread
   writeFileSync(join(dir, '.lock'), JSON.stringify({ pid: dead, host: 'elsewhere', startedAt: 'later' }));
   await mine.release();
   assert.ok(existsSync(join(dir, '.lock')));
+});
+
+test('a caller that took the lock itself (before writing into the folder) hands it to train, which keeps it held', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'marft-lock-given-'));
+  const lock = await acquireRunLock(dir, noticeLog().notice);
+  const result = await runIn(dir, tabularConfig(), { lock, stopAtStep: 2 });
+  assert.equal(result.metrics.length, 2);
+  assert.equal((JSON.parse(readFileSync(join(dir, '.lock'), 'utf8')) as { pid: number }).pid, process.pid, 'still held after train');
+  await assert.rejects(runIn(dir, tabularConfig(), { stopAtStep: 3 }), RunLockedError);
+  await lock.release();
+  assert.equal((await runIn(dir, tabularConfig(), { stopAtStep: 3 })).resumedFrom, 2);
 });
