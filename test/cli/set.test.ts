@@ -1,7 +1,8 @@
 // `--set KEY=VALUE` through the real CLI (issue 13, item 7): it changes a fresh run's configuration
 // like the file would, and on `--resume` it is an explicit configuration change that the trainer
 // records (keys that define the checkpoint stay refused); `--accept-config-change` accepts an
-// edited config.json. A few seconds on the lookup-table engine.
+// edited config.json; eval refuses a CONFIG that does not fit the checkpoint. A few seconds on the
+// lookup-table engine.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -45,4 +46,7 @@ test('--set on a fresh run, on --resume (recorded), refused for fixed keys; --ac
   assert.equal(e.status, 0, e.stderr);
   const result = JSON.parse(e.stdout.trim().split('\n').pop()!) as { perSeed: number[]; step: number };
   assert.deepEqual([result.perSeed.length, result.step], [1, 8]);
+  // A CONFIG that does not fit the checkpoint's trainables is one line (it was a stack trace from deep inside decoding).
+  assertUserError(await runCli({ args: ['eval', example, '--checkpoint', run, '--set', 'algorithm=ippo'] }),
+    /^marft eval: .*coordination-tabular\.yaml does not fit the checkpoint .*step-000008: it differs from the configuration the checkpoint was trained with in algorithm "marft-action" → "ippo"/, 'eval with another algorithm');
 });

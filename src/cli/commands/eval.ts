@@ -7,6 +7,8 @@ import { loadConfig } from '../../config/load.ts';
 import { ConfigError } from '../../config/schema-dsl.ts';
 import { TaskOptionError } from '../../rl/task-options.ts';
 import { latestCheckpoint, loadCheckpoint, readCheckpointState } from '../../rl/checkpoint.ts';
+import { configDifferences, fixedReason } from '../../rl/config-change.ts';
+import type { MarftConfig } from '../../config/schema.ts';
 import { basePolicies, evaluatePolicies } from '../../rl/evaluate.ts';
 import { buildRun } from '../../rl/run-setup.ts';
 import { planFor } from '../../rl/trainer.ts';
@@ -21,6 +23,21 @@ folder: its latest checkpoint), and prints a table and one JSON line
 {"score", "perSeed", "problems", "step", "checkpoint"}. --base also scores the untrained system.
 --set KEY=VALUE changes one key of CONFIG (repeatable; VALUE is YAML, validated like the file),
 e.g. --set eval.seeds=1 --set eval.problems=100.`;
+
+/**
+ * Refuses a CONFIG that differs from the checkpoint's own configuration in a key that defines what
+ * the checkpoint holds (the algorithm's trainables, the model, the adapters' shapes), which would
+ * otherwise fail deep inside loading or decoding. The seed (evaluation seeds do not derive from it),
+ * the model folder's path (it may have moved) and the task's options (another held-out set) may differ.
+ */
+function checkFits(file: string, ckpt: string, trained: MarftConfig | undefined, config: MarftConfig): void {
+  if (!trained) return;
+  const free = (key: string): boolean => key === 'seed' || key === 'model.path' || key.startsWith('task.options.');
+  const fixed = configDifferences(trained, config).filter((d) => !free(d.key) && fixedReason(d.key) !== null);
+  if (fixed.length === 0) return;
+  const listed = fixed.map((d) => `${d.key} ${JSON.stringify(d.old)} → ${JSON.stringify(d.new)}`).join(', ');
+  throw new UserError(`${file} does not fit the checkpoint ${ckpt}: it differs from the configuration the checkpoint was trained with in ${listed} (${fixed[0]!.key}: ${fixedReason(fixed[0]!.key)})`);
+}
 
 export async function run(args: string[]): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
@@ -41,9 +58,10 @@ export async function run(args: string[]): Promise<number> {
       if (!latest) throw new UserError(`${given} is neither a checkpoint (no state.json) nor a run folder with checkpoints`);
       ckpt = latest;
     }
+    const state = await readCheckpointState(ckpt);
+    checkFits(file, ckpt, state.config, config);
     const runDir = dirname(dirname(ckpt));
     const { engine, bundle } = await buildRun(config, existsSync(join(runDir, 'base')) ? runDir : undefined);
-    const state = await readCheckpointState(ckpt);
     await loadCheckpoint(engine, ckpt, { optimiser: false });
     const plan = planFor(config, bundle.task);
     const rows: [string, number, number[]][] = [];
