@@ -78,6 +78,7 @@ export function numberFlag(args: ParsedArgs, key: string, fallback: number): num
   const v = stringFlag(args, key);
   if (v === undefined) return fallback;
   const n = v.trim() === '' ? NaN : Number(v);
+  if (Number.isNaN(n)) throw new UserError(`--${key} must be a number, got '${v}'`);
   if (!Number.isFinite(n)) throw new UserError(`--${key} must be a finite number, got '${v}'`);
   return n;
 }

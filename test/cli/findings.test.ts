@@ -55,7 +55,7 @@ test('the findings of issue 12: exit code 2, one line, no stack trace, nothing t
     ['logprobs on NaN weights (printed nulls, exit 0)', { args: ['logprobs', '--model', nanModel, '--input', input] },
       /^marft logprobs: input line 1: the log-prob of tokens\[1\] is NaN, not a finite number: the model gives non-finite outputs/],
     ['--temperature Infinity (a stack trace)', { args: ['logprobs', '--model', model, '--input', input, '--temperature', 'Infinity'] }, /^marft logprobs: --temperature must be a finite number, got 'Infinity'$/],
-    ['--temperature abc', { args: ['logprobs', '--model', model, '--input', input, '--temperature', 'abc'] }, /^marft logprobs: --temperature must be a finite number, got 'abc'$/],
+    ['--temperature abc', { args: ['logprobs', '--model', model, '--input', input, '--temperature', 'abc'] }, /^marft logprobs: --temperature must be a number, got 'abc'$/],
     ['--input a directory (a stack trace)', { args: ['logprobs', '--model', model, '--input', dir] }, /^marft logprobs: --input .*: is a folder, not a file$/],
   ];
   const results = await runAll(cases.map(([, call]) => call));
