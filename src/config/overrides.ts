@@ -27,7 +27,7 @@ function nodeAt(path: string[], fail: (why: string) => never): SchemaNode | null
     const key = path.slice(0, i + 1).join('.');
     if (node.kind === 'record') return null;
     if (node.kind !== 'object') fail(`${here} is not a mapping (it holds ${allowedValues(node)})`);
-    const fields: Record<string, SchemaNode> = (node as { fields: Record<string, SchemaNode> }).fields;
+    const fields: Record<string, SchemaNode> = node.fields;
     // The schema's own wording for an unknown key (src/config/schema-dsl.ts, validate).
     if (!Object.hasOwn(fields, path[i]!)) fail(`${key}: unknown key; allowed keys${here ? ` of ${here}` : ''}: ${Object.keys(fields).join(', ')}`);
     node = fields[path[i]!]!;

@@ -173,7 +173,10 @@ export function validate<N extends SchemaNode>(node: N, value: unknown, path = '
       if (value === undefined) return node.default as Infer<N>;
       // YAML's .nan / .inf and overflowing literals (1e999) arrive as numbers: name them as such.
       if (isNonFinite(value)) throw new ConfigError(`${key}: got ${show(value)}, expected ${describeNumber(node, true)}`);
-      if (!checkNumber(node, value)) (node.max !== undefined && typeof value === 'number' && value > node.max ? tooLarge(node) : fail());
+      if (!checkNumber(node, value)) {
+        if (node.max !== undefined && typeof value === 'number' && value > node.max) tooLarge(node);
+        fail();
+      }
       return value as Infer<N>;
     case 'boolean':
       if (value === undefined) return node.default as Infer<N>;
@@ -193,7 +196,8 @@ export function validate<N extends SchemaNode>(node: N, value: unknown, path = '
       if (!Array.isArray(value)) fail();
       const items = value as unknown[];
       if (!items.every((x) => checkNumber(item, x))) {
-        if (node.max !== undefined && items.some((x) => typeof x === 'number' && x > node.max! && Number.isFinite(x)) && items.every((x) => typeof x === 'number' && Number.isFinite(x))) tooLarge(node);
+        const allFinite = items.every((x) => typeof x === 'number' && Number.isFinite(x));
+        if (allFinite && node.max !== undefined && (items as number[]).some((x) => x > node.max!)) tooLarge(node);
         fail();
       }
       return [...(items as number[])] as Infer<N>;
