@@ -165,8 +165,8 @@ export function validate<N extends SchemaNode>(node: N, value: unknown, path = '
     throw new ConfigError(`${key}: got ${show(value)}, expected ${allowedValues(node)}`);
   };
   /** Above the bound: the error says why there is one. */
-  const tooLarge = (bounded: { max?: number; maxWhy?: string }): never => {
-    throw new ConfigError(`${key}: got ${show(value)}, expected ${allowedValues(node)}${bounded.maxWhy ? ` (${bounded.maxWhy})` : ''}`);
+  const tooLarge = (why: string | undefined): never => {
+    throw new ConfigError(`${key}: got ${show(value)}, expected ${allowedValues(node)}${why ? ` (${why})` : ''}`);
   };
   switch (node.kind) {
     case 'number':
@@ -174,7 +174,7 @@ export function validate<N extends SchemaNode>(node: N, value: unknown, path = '
       // YAML's .nan / .inf and overflowing literals (1e999) arrive as numbers: name them as such.
       if (isNonFinite(value)) throw new ConfigError(`${key}: got ${show(value)}, expected ${describeNumber(node, true)}`);
       if (!checkNumber(node, value)) {
-        if (node.max !== undefined && typeof value === 'number' && value > node.max) tooLarge(node);
+        if (node.max !== undefined && typeof value === 'number' && value > node.max) tooLarge(node.maxWhy);
         fail();
       }
       return value as Infer<N>;
@@ -197,7 +197,7 @@ export function validate<N extends SchemaNode>(node: N, value: unknown, path = '
       const items = value as unknown[];
       if (!items.every((x) => checkNumber(item, x))) {
         const allFinite = items.every((x) => typeof x === 'number' && Number.isFinite(x));
-        if (allFinite && node.max !== undefined && (items as number[]).some((x) => x > node.max!)) tooLarge(node);
+        if (allFinite && node.max !== undefined && (items as number[]).some((x) => x > node.max!)) tooLarge(node.maxWhy);
         fail();
       }
       return [...(items as number[])] as Infer<N>;
