@@ -133,7 +133,8 @@ export class HfTokenizer implements Tokenizer {
 
   /**
    * Special tokens are kept and no "tokenization space clean-up" is applied (it would rewrite
-   * " ," to "," inside generated code), so decode(encode(s)) === s.
+   * " ," to "," inside generated code), so decode(encode(s)) === s for byte-level BPE (Qwen);
+   * SentencePiece-style decoders drop one leading space (docs/tokenizers.md).
    */
   decode(ids: number[]): string {
     // @huggingface/tokenizers refuses an empty list; an empty generation decodes to the empty text.
