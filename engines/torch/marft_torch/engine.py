@@ -48,6 +48,7 @@ class TorchEngine:
         self.max_positions = self.lm.config.max_position_embeddings
         self.hooks = LoraHooks(self.lm)
         self.scorer = Scorer(self.lm)
+        self.base_loss_scale = 1.0
         if group.distributed:
             self._shard()
         self.adapters: dict[str, LoraAdapter] = {}
@@ -67,8 +68,13 @@ class TorchEngine:
         mesh = init_device_mesh(self.group.device.type, (self.group.world,))
         units = [fully_shard(layer, mesh=mesh) for layer in self.lm.model.layers]
         units.append(fully_shard(self.scorer, mesh=mesh))
-        for u in units:
-            u.set_gradient_divide_factor(1.0)
+        # Gloo has no pre-multiplied sum (PREMUL_SUM), so on the CPU FSDP2 keeps averaging and the
+        # base's loss is scaled by the world size instead (backward); the two-process test checks the sum.
+        if self.group.device.type == "cuda":
+            for u in units:
+                u.set_gradient_divide_factor(1.0)
+        else:
+            self.base_loss_scale = float(self.group.world)
 
     # ---- information -------------------------------------------------------------------------
 
@@ -277,7 +283,14 @@ class TorchEngine:
         if g.out is None or not g.out.requires_grad:
             return None
         w = torch.cat([f32_tensor(grads[i]) for i in g.mine]) if g.mine else torch.zeros(0)
-        (g.out * w.to(g.out.device)).sum().backward()
+        loss = (g.out * w.to(g.out.device)).sum()
+        if g.target["kind"] == "base":
+            (loss * self.base_loss_scale).backward()
+        else:
+            # Only the target's own parameters accumulate (as in the embedded engine), even when the
+            # base is trainable too.
+            own = self._lora_of(g.target).params() if g.target["kind"] == "adapter" else self._critic(g.target["name"]).params()
+            loss.backward(inputs=[p for p in own])
         return None
 
     def release_graph(self, handle: int):

@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { parseArgs, positiveNumberFlag, requireFlag, stringFlag } from '../args.ts';
 import { UserError } from '../errors.ts';
 import { checkInputFile, readInputLines } from '../input-lines.ts';
-import { loadEngine } from '../../engine/index.ts';
+import { loadEngine, loadTorchEngine, type Engine, type Target } from '../../engine/index.ts';
 
 export const summary = 'print per-token log-probs of token sequences (--model DIR [--adapter DIR] --input FILE.jsonl)';
 
-const HELP = `usage: marft logprobs --model DIR [--adapter DIR] --input FILE.jsonl [--temperature T]
+const HELP = `usage: marft logprobs --model DIR [--adapter DIR] --input FILE.jsonl [--temperature T] [--engine embedded|torch]
 
 Reads one JSON object per line, {"tokens": [id, ...]} with at least one token, and prints one line
 {"logprobs": [...]} per input, where logprobs[i] = log p(tokens[i+1] | tokens[0..i]) (so one fewer
@@ -20,6 +20,7 @@ number than tokens). The model is a Hugging Face folder (config.json + model.saf
   --adapter DIR      optional LoRA adapter over it
   --input FILE       JSON lines; '-' reads standard input
   --temperature T    log-probs of softmax(logits / T) (default 1; a finite number > 0)
+  --engine E         embedded (default) or torch: the PyTorch worker in .venv-torch (docs/scaling.md)
 
 Exit status: 0 when every line was printed; 2 for a usage or input mistake, and when the model
 gives a log-prob that is not a finite number (NaN or infinite: weights that hold NaN or Inf, or a
@@ -52,12 +53,14 @@ export async function run(args: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  const parsed = parseArgs(args, { string: ['model', 'adapter', 'input', 'temperature'] });
+  const parsed = parseArgs(args, { string: ['model', 'adapter', 'input', 'temperature', 'engine'] });
   if (parsed.positionals.length > 0) throw new UserError(`unexpected argument '${parsed.positionals[0]}' (see --help)`);
   const model = requireFlag(parsed, 'model');
   const input = requireFlag(parsed, 'input');
   const adapter = stringFlag(parsed, 'adapter');
   const temperature = positiveNumberFlag(parsed, 'temperature', 1);
+  const engineKind = stringFlag(parsed, 'engine') ?? 'embedded';
+  if (engineKind !== 'embedded' && engineKind !== 'torch') throw new UserError(`--engine must be embedded or torch, got '${engineKind}'`);
   if (!existsSync(model)) throw new UserError(`--model ${model}: no such folder`);
   if (!statSync(model).isDirectory()) throw new UserError(`--model ${model}: is a file; a Hugging Face model folder is expected`);
   if (!existsSync(join(model, 'config.json'))) throw new UserError(`--model ${model}: no config.json (not a Hugging Face model folder)`);
@@ -66,12 +69,21 @@ export async function run(args: string[]): Promise<number> {
 
   let engine;
   try {
-    engine = await loadEngine(model);
+    engine = engineKind === 'torch' ? await loadTorchEngine(model) : await loadEngine(model);
     if (adapter !== undefined) await engine.loadAdapter('adapter', adapter);
   } catch (e) {
     throw new UserError((e as Error).message);
   }
   const target = adapter !== undefined ? { kind: 'adapter' as const, name: 'adapter' } : { kind: 'base' as const };
+  try {
+    await printLogprobs(engine, target, input, temperature, adapter !== undefined);
+  } finally {
+    await engine.dispose(); // stops the torch engine's worker
+  }
+  return 0;
+}
+
+async function printLogprobs(engine: Engine, target: Target, input: string, temperature: number, withAdapter: boolean): Promise<void> {
   for await (const line of readInputLines(input)) {
     const { tokens } = parseLine(line.text, line.number, engine.config.vocabSize);
     if (tokens.length > engine.config.maxPositionEmbeddings) {
@@ -83,10 +95,9 @@ export async function run(args: string[]): Promise<number> {
     const bad = logprobs.findIndex((x) => !Number.isFinite(x));
     if (bad >= 0) {
       throw new UserError(
-        `input line ${line.number}: the log-prob of tokens[${bad + 1}] is ${logprobs[bad]}, not a finite number: the model${adapter !== undefined ? ' (or the adapter)' : ''} gives non-finite outputs (weights that hold NaN or Inf, or a --temperature too small)`,
+        `input line ${line.number}: the log-prob of tokens[${bad + 1}] is ${logprobs[bad]}, not a finite number: the model${withAdapter ? ' (or the adapter)' : ''} gives non-finite outputs (weights that hold NaN or Inf, or a --temperature too small)`,
       );
     }
     process.stdout.write(`${JSON.stringify({ logprobs })}\n`);
   }
-  return 0;
 }

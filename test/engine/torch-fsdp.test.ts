@@ -1,0 +1,82 @@
+// The torch engine in two processes (torchrun, gloo, FSDP2 sharding the base) against one process, on
+// the CPU: the same log-probs and values, the same gradient norms and AdamW updates of an adapter, a
+// LoRA critic and the full base (gradients summed across ranks, not averaged), the same greedy samples.
+// Long (two worker starts, one of them torchrun): skipped with MARFT_LONG_TESTS=0.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { TorchEngine } from '../../src/engine/torch/engine.ts';
+import { readSafetensors } from '../../src/engine/embedded/safetensors.ts';
+import type { OptimParams, SampleResult } from '../../src/engine/types.ts';
+import { checkpointDir, checkpointJobs, maxAbsDiff, oracleBatch, skipWithoutVenv, tempDir, testSequences } from './oracle-helpers.ts';
+import { skipWithoutTorch, torchTestOptions } from './torch-helpers.ts';
+
+const long = process.env.MARFT_LONG_TESTS !== '0';
+const skip = skipWithoutVenv || skipWithoutTorch || (long ? false : 'long test (MARFT_LONG_TESTS=0)');
+const TOL = 1e-4;
+const seqs = testSequences(97, [19, 6, 33, 4, 12], 11);
+// Five requests over two ranks: the split is uneven, and one request has nothing to score.
+const batch = seqs.map((tokens, i) => ({ tokens, scoreFrom: i === 3 ? 4 : 1 + (i % 3) }));
+const weights = batch.map((r, b) => Float32Array.from({ length: r.tokens.length - r.scoreFrom }, (_, k) => Math.sin(1 + 3 * b + 0.7 * k)));
+// lr/eps bounded for the reason given in torch-conformance.test.ts.
+const optim: OptimParams = { lr: 0.01, beta1: 0.9, beta2: 0.99, eps: 1e-3, weightDecay: 0.05, maxGradNorm: 0.5 };
+
+interface Run {
+  logprobs: Float32Array[];
+  values: Float32Array[];
+  norms: number[];
+  after: Float32Array[];
+  afterBase: Float32Array[];
+  samples: SampleResult[];
+  adapterFile: string;
+}
+
+async function run(nprocPerNode: number, dir: string): Promise<Run> {
+  const e = await TorchEngine.load(checkpointDir('qwen2'), { ...torchTestOptions, nprocPerNode });
+  try {
+    assert.equal(e.info.worldSize, nprocPerNode);
+    assert.equal(e.info.sharded, nprocPerNode > 1);
+    await e.createAdapter('p', { rank: 4, alpha: 8, targetModules: ['q_proj', 'v_proj', 'down_proj'] }, 3);
+    await e.createCritic('c', { kind: 'lora-critic', lora: { rank: 2, alpha: 4, targetModules: ['o_proj'] } }, 4);
+    // Two graphs retained at once, then their backwards.
+    const lp = await e.forward({ kind: 'adapter', name: 'p' }, batch, { retainGraph: true });
+    const v = await e.forward({ kind: 'critic', name: 'c' }, batch, { retainGraph: true });
+    await e.backward(lp.handle!, { dLogprobs: weights });
+    await e.backward(v.handle!, { dValues: weights });
+    const norms = [(await e.optimStep({ kind: 'adapter', name: 'p' }, optim)).gradNorm, (await e.optimStep({ kind: 'critic', name: 'c' }, optim)).gradNorm];
+    const after = (await e.forward({ kind: 'adapter', name: 'p' }, batch)).logprobs!;
+    const prompts = [seqs[0]!.slice(0, 4), [3], seqs[2]!.slice(0, 7)];
+    const samples = await e.sample({ kind: 'adapter', name: 'p' }, prompts, { temperature: 0, topP: 1, topK: 0, maxNewTokens: 5, stopTokenIds: [], stopStrings: [], seed: 0 });
+    const adapterFile = join(dir, `adapter-${nprocPerNode}`);
+    await e.saveAdapter('p', adapterFile);
+    e.setBaseTrainable(true);
+    const fb = await e.forward({ kind: 'base' }, batch, { retainGraph: true });
+    await e.backward(fb.handle!, { dLogprobs: weights });
+    norms.push((await e.optimStep({ kind: 'base' }, optim)).gradNorm);
+    const afterBase = (await e.forward({ kind: 'base' }, batch)).logprobs!;
+    return { logprobs: lp.logprobs!, values: v.values!, norms, after, afterBase, samples, adapterFile: join(adapterFile, 'adapter_model.safetensors') };
+  } finally {
+    await e.dispose();
+  }
+}
+
+test('two processes (FSDP2 on gloo) compute what one process computes', { skip }, async () => {
+  const ck = checkpointJobs(['qwen2']);
+  if (ck.length) oracleBatch(ck);
+  const dir = tempDir('torch-fsdp');
+  const one = await run(1, dir);
+  const two = await run(2, dir);
+  assert.ok(maxAbsDiff(one.logprobs, two.logprobs) < TOL);
+  assert.ok(maxAbsDiff(one.values, two.values) < TOL);
+  one.norms.forEach((n, i) => assert.ok(Math.abs(n - two.norms[i]!) < TOL * n, `grad norm ${i}: ${n} vs ${two.norms[i]}`));
+  const d = maxAbsDiff(one.after, two.after);
+  assert.ok(d < TOL, `log-probs after the adapter step: max |Δ| = ${d}`);
+  assert.ok(maxAbsDiff(one.after, one.logprobs) > 1e-3, 'the step changed the log-probs');
+  const a = readSafetensors(one.adapterFile), b = readSafetensors(two.adapterFile);
+  for (const [k, t] of a) assert.ok(maxAbsDiff([t.data], [b.get(k)!.data]) < TOL, k);
+  const db = maxAbsDiff(one.afterBase, two.afterBase);
+  assert.ok(db < TOL, `log-probs after the base step: max |Δ| = ${db}`);
+  assert.ok(maxAbsDiff(one.afterBase, one.after) > 1e-3, 'the base step changed the log-probs');
+  assert.deepEqual(two.samples.map((r) => [r.tokens, r.stopReason]), one.samples.map((r) => [r.tokens, r.stopReason]), 'greedy samples');
+  assert.ok(maxAbsDiff(two.samples.map((r) => r.logprobs), one.samples.map((r) => r.logprobs)) < TOL);
+});
