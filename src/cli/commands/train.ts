@@ -9,6 +9,8 @@ import { ConfigError } from '../../config/schema-dsl.ts';
 import { TaskOptionError } from '../../rl/task-options.ts';
 import type { MarftConfig } from '../../config/schema.ts';
 import { latestCheckpoint, writeFileAtomic } from '../../rl/checkpoint.ts';
+import { stderrNotice } from '../../rl/notice.ts';
+import { acquireRunLock, type RunLock } from '../../rl/run-lock.ts';
 import { buildRun } from '../../rl/run-setup.ts';
 import { train } from '../../rl/trainer.ts';
 
@@ -38,6 +40,17 @@ async function readRunConfig(dir: string, sets: string[]): Promise<MarftConfig> 
   return loadConfig(file, sets);
 }
 
+/** The run folder's lock (src/rl/run-lock.ts); a folder that cannot hold one (read-only) is one line. */
+async function lockRun(dir: string): Promise<RunLock> {
+  try {
+    return await acquireRunLock(dir, stderrNotice);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code) throw new UserError(`${dir}: cannot take the run folder's lock (${code})`);
+    throw err;
+  }
+}
+
 /** Creates the run folder, or says in one line why it cannot be one. */
 async function makeRunDir(dir: string, given: string): Promise<void> {
   if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UserError(`--run-dir ${given}: is a file, not a folder`);
@@ -58,6 +71,9 @@ export async function run(args: string[]): Promise<number> {
   const sets = listFlag(parsed, 'set');
   let runDir: string;
   let config: MarftConfig;
+  // Taken before anything is written into the run folder (a second writer is refused before it can
+  // rewrite config.json), handed to train(), released here.
+  let lock: RunLock | undefined;
   try {
     if (resumeDir !== undefined) {
       if (resumeDir === '') throw new UserError('--resume needs a run folder, got an empty value');
@@ -65,6 +81,7 @@ export async function run(args: string[]): Promise<number> {
       if (parsed.flags.has('run-dir')) throw new UserError('--resume DIR continues DIR: it takes no --run-dir');
       runDir = resolve(resumeDir);
       config = await readRunConfig(runDir, sets);
+      lock = await lockRun(runDir);
     } else {
       if (parsed.flags.has('accept-config-change')) throw new UserError('--accept-config-change goes with --resume DIR (a fresh run has no earlier configuration to differ from)');
       const [file, ...extra] = parsed.positionals;
@@ -73,16 +90,15 @@ export async function run(args: string[]): Promise<number> {
       if (!dir) throw new UserError('--run-dir is required (or --resume DIR)');
       runDir = resolve(dir);
       config = await loadConfig(file, sets);
-      if (existsSync(runDir) && statSync(runDir).isDirectory() && (await latestCheckpoint(runDir))) {
-        throw new UserError(`${runDir} already holds a run with checkpoints; continue it with --resume ${dir} or choose a new --run-dir`);
-      }
       await makeRunDir(runDir, dir);
+      lock = await lockRun(runDir);
+      if (await latestCheckpoint(runDir)) throw new UserError(`${runDir} already holds a run with checkpoints; continue it with --resume ${dir} or choose a new --run-dir`);
       await writeFileAtomic(join(runDir, 'config.json'), JSON.stringify(config, null, 2));
     }
     const { engine, bundle } = await buildRun(config, runDir);
     // --set on a resumed run is an explicit change of its configuration (recorded by the trainer).
     const acceptConfigChange = resumeDir !== undefined && (sets.length > 0 || parsed.flags.has('accept-config-change'));
-    const result = await train({ config, engine, task: bundle.task, runDir, progress: parsed.flags.has('no-progress') ? false : undefined, acceptConfigChange });
+    const result = await train({ config, engine, task: bundle.task, runDir, progress: parsed.flags.has('no-progress') ? false : undefined, acceptConfigChange, lock });
     const last = result.metrics[result.metrics.length - 1];
     console.log(JSON.stringify({ runDir, steps: result.metrics.length, resumedFrom: result.resumedFrom, checkpoint: result.checkpoint, score_mean: last?.score_mean ?? null }));
     await engine.dispose();
@@ -91,5 +107,7 @@ export async function run(args: string[]): Promise<number> {
     // A task's option that does not fit the model shows up only once the engine exists.
     if (err instanceof ConfigError || err instanceof TaskOptionError) throw new UserError(err.message);
     throw err;
+  } finally {
+    await lock?.release();
   }
 }
