@@ -31,24 +31,48 @@
 import builtins
 import importlib
 import json
-import linecache
 import os
 import select
 import signal
 import sys
-import traceback
+
+import wire
+
+RESULT_FD = 3
+
+
+def fork_program_process():
+    """The first program process: forked before this process holds anything secret, once the
+    modules that both sides use are imported (so neither imports them again)."""
+    request_r, request_w = os.pipe()
+    reply_r, reply_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            for fd in (RESULT_FD, request_w, reply_r):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+            import program_side
+
+            program_side.serve(request_r, reply_w)
+        finally:
+            os._exit(1)
+    os.close(request_r)
+    os.close(reply_w)
+    return pid, request_w, reply_r
+
+
+FIRST_PROGRAM_PROCESS = fork_program_process()
 
 try:
     import ctypes
 except ImportError:  # a Python built without ctypes: the judge refuses to run (see protect_judge)
     ctypes = None
 
-import program_side
-import wire
-
-RESULT_FD = 3
 HERE = os.path.dirname(os.path.abspath(__file__))
-OWN_FILES = {os.path.abspath(f) for f in (__file__, wire.__file__, program_side.__file__)}
+OWN_FILES = {os.path.abspath(f) for f in (__file__, wire.__file__, os.path.join(HERE, 'program_side.py'))}
 # Modules a program may import that the judge must not import in its place.
 NOT_MIRRORED = {'__main__', 'wire', 'program_side', 'antigravity', 'this'}
 PR_SET_DUMPABLE, PR_GET_DUMPABLE = 4, 3
@@ -373,27 +397,6 @@ def _remote_items(iterator):
         yield item
 
 
-def fork_program_process():
-    """The first program process: a fork, made before this process holds anything secret."""
-    request_r, request_w = os.pipe()
-    reply_r, reply_w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            for fd in (RESULT_FD, request_w, reply_r):
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
-            sys.path.insert(0, HERE)  # the program may import from its working directory, as it always could
-            program_side.serve(request_r, reply_w)
-        finally:
-            os._exit(1)
-    os.close(request_r)
-    os.close(reply_w)
-    return ProgramProcess(pid, request_w, reply_r)
-
-
 def spawn_program_process():
     """A later program process: a fresh interpreter (a fork would copy the judge's secrets)."""
     request_r, request_w = os.pipe()
@@ -436,6 +439,11 @@ def failure_status(exc):
 
 def excerpt(exc):
     """The traceback of a failed test: the test's frames, then the program's (the judge's own left out)."""
+    import linecache  # only when a test failed (from the installed library: see sys.path above)
+    import traceback
+
+    for filename, source in SHOWN.items():
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if os.path.abspath(f.filename) not in OWN_FILES]
     text = 'Traceback (most recent call last):\n' + ''.join(traceback.format_list(frames)) + getattr(exc, 'program_frames', '')
     line = getattr(exc, 'program_line', None)
@@ -443,14 +451,16 @@ def excerpt(exc):
     return text[-1500:]
 
 
+SHOWN = {}  # file name -> source of the tests, so that tracebacks quote the failing line
+
+
 def compile_shown(source, filename):
-    # Registered so that tracebacks quote the failing line.
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    SHOWN[filename] = source
     return compile(source, filename, 'exec')
 
 
 def main():
-    process = fork_program_process()
+    process = ProgramProcess(*FIRST_PROGRAM_PROCESS)
     protection_problem = protect_judge()
     raw = b''
     while not raw.endswith(b'\n'):

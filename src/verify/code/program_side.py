@@ -14,15 +14,13 @@
 # and decides every verdict itself.
 import builtins
 import importlib
-import linecache
 import os
-import sys
-import traceback
 import types
 
 import wire
 
 OWN_FILES = {os.path.abspath(__file__), os.path.abspath(wire.__file__)}
+PROGRAM = ['']  # the program's source, for tracebacks
 
 
 def _resolve_global(module_name, qualname):
@@ -62,10 +60,17 @@ def failure_status(exc):
 
 def _program_frames(tb):
     """The traceback entries of the program (this file's and wire.py's frames left out)."""
+    import linecache  # only when something failed: start-up time counts for every judged program
+    import traceback
+
+    # Registered so that tracebacks quote the program's lines.
+    linecache.cache['solution.py'] = (len(PROGRAM[0]), None, PROGRAM[0].splitlines(True), 'solution.py')
     return [f for f in traceback.extract_tb(tb) if os.path.abspath(f.filename) not in OWN_FILES]
 
 
 def excerpt(exc):
+    import traceback
+
     frames = _program_frames(exc.__traceback__)
     head = 'Traceback (most recent call last):\n' + ''.join(traceback.format_list(frames)) if frames else ''
     return (head + ''.join(traceback.format_exception_only(type(exc), exc)))[-1500:]
@@ -120,6 +125,8 @@ def serve(request_fd, reply_fd):
         return wire.load(line)
 
     def error_reply(exc):
+        import traceback
+
         frames = _program_frames(exc.__traceback__)
         return ['err', _builtin_base(type(exc)), type(exc).__name__, str(exc)[:2000], ''.join(traceback.format_list(frames))[-1500:], failure_status(exc)]
 
@@ -128,8 +135,7 @@ def serve(request_fd, reply_fd):
         if message[0] == 'run':
             _, source, module_name = message
             namespace = {'__name__': module_name, '__builtins__': builtins}
-            # Registered so that tracebacks quote the program's lines.
-            linecache.cache['solution.py'] = (len(source), None, source.splitlines(True), 'solution.py')
+            PROGRAM[0] = source
             try:
                 exec(compile(source, 'solution.py', 'exec'), namespace)
             except BaseException as exc:  # SyntaxError, SystemExit from an early exit, anything

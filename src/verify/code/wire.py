@@ -11,10 +11,8 @@
 #
 # The judge treats everything the program's process sends as hostile: decode() accepts only the
 # tags below, checks every payload, and raises ProtocolError for anything else.
-import collections
-import decimal
-import fractions
 import json
+import sys
 
 # Integers with more digits travel as hex text: Python 3.11+ refuses to convert such long
 # decimal literals (sys.set_int_max_str_digits), and hex has no such limit.
@@ -51,6 +49,14 @@ def _flat_pairs(items, enc):
 
 def encode(value, other):
     """A value as JSON data; `other(value)` encodes what is not data (it may raise TypeError)."""
+    # The standard classes, if imported at all: a value of a class that was never imported cannot
+    # exist (and importing them here would cost every judged program their start-up time).
+    collections, fractions, decimal = (sys.modules.get(name) for name in ('collections', 'fractions', 'decimal'))
+    counter = getattr(collections, 'Counter', None)
+    ordered = getattr(collections, 'OrderedDict', None)
+    deque = getattr(collections, 'deque', None)
+    fraction = getattr(fractions, 'Fraction', None)
+    decimal_type = getattr(decimal, 'Decimal', None)
 
     def enc(v):
         t = type(v)
@@ -74,15 +80,15 @@ def encode(value, other):
             return ['ba', bytes(v).decode('latin-1')]
         if t is complex:
             return ['c', v.real, v.imag]
-        if t is collections.Counter:
+        if t is counter:
             return ['Counter'] + _flat_pairs(dict.items(v), enc)
-        if t is collections.OrderedDict:
+        if t is ordered:
             return ['od'] + _flat_pairs(dict.items(v), enc)
-        if t is collections.deque:
+        if t is deque:
             return ['dq', v.maxlen] + [enc(x) for x in v]
-        if t is fractions.Fraction:
+        if t is fraction:
             return ['fr', enc(v.numerator), enc(v.denominator)]
-        if t is decimal.Decimal:
+        if t is decimal_type:
             return ['dec', str(v)]
         # Subclasses of built-in data travel as their built-in value, read through the base
         # type's own methods (an IntEnum member becomes its int, a namedtuple a tuple).
@@ -107,6 +113,12 @@ def encode(value, other):
         return other(v)
 
     return enc(value)
+
+
+def _standard(module, name):
+    """A standard class, imported when a value first needs it (the judge imports only from the
+    installed library: its working directory is not on its path)."""
+    return getattr(__import__(module), name)
 
 
 def _text(x):
@@ -144,8 +156,8 @@ def decode(data, other):
                 raise ProtocolError('odd mapping')
             pairs = [(dec(x[i]), dec(x[i + 1])) for i in range(1, len(x), 2)]
             if tag == 'Counter':
-                return collections.Counter(dict(pairs))
-            return collections.OrderedDict(pairs) if tag == 'od' else dict(pairs)
+                return _standard('collections', 'Counter')(dict(pairs))
+            return _standard('collections', 'OrderedDict')(pairs) if tag == 'od' else dict(pairs)
         if tag == 'i' and len(x) == 2:
             return int(_text(x[1]), 16)
         if tag == 'b' and len(x) == 2:
@@ -157,14 +169,14 @@ def decode(data, other):
         if tag == 'dq' and len(x) >= 2:
             if x[1] is not None and type(x[1]) is not int:
                 raise ProtocolError('bad deque length')
-            return collections.deque([dec(e) for e in x[2:]], x[1])
+            return _standard('collections', 'deque')([dec(e) for e in x[2:]], x[1])
         if tag == 'fr' and len(x) == 3:
             num, den = dec(x[1]), dec(x[2])
             if type(num) is not int or type(den) is not int:
                 raise ProtocolError('bad fraction')
-            return fractions.Fraction(num, den)
+            return _standard('fractions', 'Fraction')(num, den)
         if tag == 'dec' and len(x) == 2:
-            return decimal.Decimal(_text(x[1]))
+            return _standard('decimal', 'Decimal')(_text(x[1]))
         return other(tag, x)
 
     try:
