@@ -8,10 +8,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { isolationMode, memoryCgroupBase, processesOwnedBy, runPython, sandboxUidRange, type RunOutcome } from '../../src/sandbox/index.ts';
-
-const namespaced = isolationMode() === 'namespaces';
-const skip = namespaced ? false : 'needs namespace isolation (root on Linux)';
+import { processesOwnedBy, runPython, sandboxUidRange, type RunOutcome } from '../../src/sandbox/index.ts';
+import { isolatedTest, noMemoryCgroup, noNamespaces } from './isolated-test.ts';
 const hostTmp = tmpdir();
 let stagingRoot = '';
 
@@ -40,12 +38,12 @@ async function hostile(source: string, timeoutMs = 3000, extra: Partial<Paramete
   return o;
 }
 
-test('fork bomb: stopped by the process limit and the timeout, no process left', { skip }, async () => {
+isolatedTest('fork bomb: stopped by the process limit and the timeout, no process left', noNamespaces, async () => {
   const o = await hostile('import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass', 2000);
   assert.equal(o.status, 'timeout');
 });
 
-test('the process limit binds (as root in CI too): forks beyond it fail', { skip }, async () => {
+isolatedTest('the process limit binds (as root in CI too): forks beyond it fail', noNamespaces, async () => {
   const source = [
     'import os, time',
     'n = 0',
@@ -71,7 +69,7 @@ test('memory bomb: status memory', async () => {
   assert.equal(o.status, 'memory');
 });
 
-test('memory bomb spread over forked children: the memory cgroup of the run bounds the total', { skip: skip || (memoryCgroupBase() ? false : 'no writable cgroup v1 memory controller') }, async () => {
+isolatedTest('memory bomb spread over forked children: the memory cgroup of the run bounds the total', noMemoryCgroup, async () => {
   // Six children of 150 MiB each (all within the per-process limit) against a 320 MiB run bound.
   const source = [
     'import os, time',
@@ -91,7 +89,7 @@ test('memory bomb spread over forked children: the memory cgroup of the run boun
   else assert.equal(o.status, 'memory');
 });
 
-test('disk bomb: one huge file is cut at the file-size limit, many files at the disk limit', { skip }, async () => {
+isolatedTest('disk bomb: one huge file is cut at the file-size limit, many files at the disk limit', noNamespaces, async () => {
   const big = await hostile('f = open("big", "wb")\nwhile True:\n    f.write(b"0" * 2**20)\n    f.flush()', 10_000, { limits: { fileSizeBytes: 4 * 2 ** 20 } });
   assert.equal(big.status, 'runtime_error');
   assert.match(big.stderr, /File too large/);
@@ -118,7 +116,7 @@ test('infinite loop in the main thread and in threads: timeout', async () => {
   assert.equal((await hostile(threads, 800)).status, 'timeout');
 });
 
-test('endless thread creation is cut by the process limit', { skip }, async () => {
+isolatedTest('endless thread creation is cut by the process limit', noNamespaces, async () => {
   // Daemon threads: the program ends as soon as thread creation fails.
   const o = await hostile('import threading, time\nwhile True:\n    threading.Thread(target=time.sleep, args=(100,), daemon=True).start()', 5000);
   assert.equal(o.status, 'runtime_error');
@@ -128,7 +126,7 @@ test('endless thread creation is cut by the process limit', { skip }, async () =
   assert.equal(kept.status, 'timeout');
 });
 
-test('writes outside the working directory never reach the host', { skip }, async () => {
+isolatedTest('writes outside the working directory never reach the host', noNamespaces, async () => {
   const tag = `marft-escape-${process.pid}-${Date.now()}`;
   const targets = [join('/tmp', tag), join('/var/tmp', tag), join('/dev/shm', tag), join(process.cwd(), tag), join(hostTmp, tag), `/${tag}`, `/root/${tag}`];
   const source = [
@@ -149,7 +147,7 @@ test('writes outside the working directory never reach the host', { skip }, asyn
   assert.equal(existsSync(join(process.cwd(), '..', tag)), false);
 });
 
-test('network: no connection to the host loopback or the outside', { skip }, async () => {
+isolatedTest('network: no connection to the host loopback or the outside', noNamespaces, async () => {
   let connections = 0;
   const server: Server = createServer((s) => {
     connections++;
@@ -176,7 +174,7 @@ test('network: no connection to the host loopback or the outside', { skip }, asy
 });
 
 // Not without namespaces: as marft's own user, kill(-1) would reach every process of that user.
-test('killing the parent, the controller or every process: the controller survives', { skip }, async () => {
+isolatedTest('killing the parent, the controller or every process: the controller survives', noNamespaces, async () => {
   const source = [
     'import os, signal',
     `for pid in (os.getppid(), ${process.pid}, 1, -1, 0):`,
@@ -215,7 +213,7 @@ test('a large stdin the program never reads does not hang the controller', async
   assert.equal(o.stdout, 'ignored\n');
 });
 
-test('children that leave the process group with setsid() die with the run', { skip }, async () => {
+isolatedTest('children that leave the process group with setsid() die with the run', noNamespaces, async () => {
   const daemon = [
     'import os, time',
     'if os.fork() == 0:',
@@ -234,14 +232,14 @@ test('children that leave the process group with setsid() die with the run', { s
   assert.equal(timedOut.status, 'timeout');
 });
 
-test('many hostile runs at once: all contained, each with its own verdict', { skip }, async () => {
+isolatedTest('many hostile runs at once: all contained, each with its own verdict', noNamespaces, async () => {
   const programs = ['while True: pass', 'print("fine")', 'import os\nwhile True:\n    try: os.fork()\n    except OSError: pass', 'x = bytearray(2**34)', 'print("y" * 10**8)'];
   const outcomes = await Promise.all(programs.map((source) => runPython({ source, timeoutMs: 1500, limits: { outputBytes: 2 ** 20 } })));
   assert.deepEqual(outcomes.map((o) => o.status), ['timeout', 'ok', 'timeout', 'memory', 'output_limit']);
   await assertNothingSurvives();
 });
 
-test('a controller killed mid-run leaves nothing running: the in-namespace backstop ends the program', { skip }, async () => {
+isolatedTest('a controller killed mid-run leaves nothing running: the in-namespace backstop ends the program', noNamespaces, async () => {
   const child = spawn(process.execPath, ['--import', 'tsx', resolve('test/sandbox/fixtures/controller-dies.ts'), stagingRoot], { stdio: ['ignore', 'pipe', 'inherit'] });
   const firstLine = await new Promise<string>((r) => child.stdout.once('data', (d: Buffer) => r(d.toString())));
   const { first, end } = JSON.parse(firstLine) as { first: number; end: number };

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { isolationMode } from '../../src/sandbox/index.ts';
+import { isolatedTest, noNamespaces } from '../sandbox/isolated-test.ts';
 
 const BIN = resolve('bin/marft.mjs');
 const dirs: string[] = [];
@@ -58,9 +58,7 @@ test('verify code: one result line per judged line, in input order; malformed li
 });
 
 // Needs namespace isolation: without it a fork bomb would run under marft's own user, unlimited.
-const hostileSkip = isolationMode() === 'namespaces' ? false : 'needs namespace isolation (root on Linux)';
-
-test('verify code: hostile programs are judged, the command survives and exits 0', { skip: hostileSkip }, () => {
+isolatedTest('verify code: hostile programs are judged, the command survives and exits 0', noNamespaces, () => {
   const input = jsonl([
     { id: 'forkbomb', program: 'import os\nwhile True:\n    try: os.fork()\n    except OSError: pass', tests: [{ stdin: '', stdout: '' }], timeout_s: 1 },
     { id: 'flood', program: 'while True: print("x" * 10000)', tests: [{ stdin: '', stdout: '' }], timeout_s: 5 },
