@@ -1,4 +1,4 @@
-// The sandbox's one public entry (../shared/docs/architecture.md, "The sandbox"; spec section 3).
+// The sandbox's one public entry (spec section 3; docs/sandbox.md).
 //
 //   const outcome = await runPython({ source, stdin: '1 2\n', timeoutMs: 30_000 });
 //   if (outcome.status === 'ok') use(outcome.stdout);

@@ -1,4 +1,4 @@
-// The sandbox's public types (../shared/docs/architecture.md, "The sandbox"; spec section 3).
+// The sandbox's public types (spec section 3; docs/sandbox.md).
 // A run's outcome is always a value: nothing a sandboxed program does turns into an exception
 // in the caller.
 
