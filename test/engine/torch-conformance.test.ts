@@ -4,7 +4,7 @@
 // made from the same seed), one AdamW step of an adapter and of each critic after a backward from the
 // same per-token weights, optimiser state carried from one engine to the other, and greedy sampling.
 // Issue 11: within 1e-4. Files written by one engine are read by the other.
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { EmbeddedEngine } from '../../src/engine/embedded/engine.ts';
@@ -66,7 +66,7 @@ for (const arch of archs) {
   test(`torch engine = embedded engine (${arch}): log-probs, values, AdamW updates, files, greedy sampling`, { skip }, async (t) => {
     const emb = embedded(arch);
     const tor = await TorchEngine.load(checkpointDir(arch), torchTestOptions);
-    after(() => tor.dispose());
+    t.after(() => tor.dispose());
     const engines: Engine[] = [emb, tor];
     const dir = (name: string, i: number): string => join(work, `${arch}-${name}-${i === 0 ? 'embedded' : 'torch'}`);
     await both(engines, (e) => e.loadAdapter('p', adapterDir(arch)));
