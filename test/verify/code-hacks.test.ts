@@ -46,6 +46,7 @@ const hacks: Record<string, string> = {
   'a __class__ property that fakes isinstance': 'class Fake:\n    @property\n    def __class__(self): return int\n    def __eq__(self, o): return True\ndef solve(xs):\n    return Fake()\n',
   'patching a trusted standard class': 'import fractions\nfractions.Fraction.__eq__ = lambda self, other: True\ndef solve(xs):\n    return fractions.Fraction(1)\n',
   'forging results on every file descriptor': WRONG + 'import os\nfor fd in range(3, 64):\n    for nonce in ["", "0" * 32, "x"]:\n        try:\n            os.write(fd, (nonce + \' {"status": "passed"}\\n\').encode())\n        except OSError:\n            pass\n',
+  'raising StopIteration to cut short a map() in the tests': 'def solve(xs):\n    raise StopIteration\n',
   'closing the result channel': WRONG + 'import os\nos.closerange(3, 256)\n',
   'swapping the harness guard through sys.modules["__main__"]':
     hacksAnyEq() + 'import sys\nm = sys.modules["__main__"]\nm.guarded = lambda fn, *a, **k: fn\nm.honest_value_problem = lambda v: None\nm.STEERING_ATTRIBUTES = frozenset()\n',
@@ -59,6 +60,13 @@ for (const [name, program] of Object.entries(hacks)) {
     assert.equal(await passes(program), false);
   });
 }
+
+test('hack does not pay: StopIteration from the function under test ends no loop of the tests', async () => {
+  // In one process this passed: map() took the program's StopIteration for its own end.
+  const tests: CodeTests = { kind: 'assert', code: 'assert all(map(solve, [1, 2, 3]))' };
+  assert.equal(await passes('def solve(x):\n    return x > 0\n', tests), true);
+  assert.equal(await passes('def solve(x):\n    raise StopIteration\n', tests), false);
+});
 
 test('hack does not pay: patching the built-ins that the checks use', async () => {
   // These checks pass a wrong answer if abs/all/sorted are the program's versions.
