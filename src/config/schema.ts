@@ -72,6 +72,7 @@ export const configSchema = obj('a MARFT training run', {
     huberDelta: num('Huber δ', 1.0, { min: 0, minExclusive: true }),
     valueClip: num('clip of the new values around the old ones in the value loss (0 = off)', 0.2, { min: 0 }),
     epochs: int('critic passes over each batch', 1, 1, BOUND.passes),
+    minibatches: int('critic minibatches per pass (one AdamW step each; App. B: 1)', 1, 1, BOUND.minibatches),
     optim: optimiser('critic', 'constant', 1.0),
   }),
   actor: obj('the PPO update of the policies', {
@@ -94,8 +95,9 @@ export const configSchema = obj('a MARFT training run', {
     lambda: num('GAE λ', 0.95, { min: 0, max: 1 }),
     gammaAgent: num('discount between agents inside a step (1 = none across an agent boundary, as the paper; the reference code uses γ)', 1.0, { min: 0, max: 1 }),
     gammaToken: num('token level only: γ_w between the tokens of one action', 1.0, { min: 0, max: 1 }),
-    normaliseRewards: bool('whiten the action rewards over the batch', true),
-    normaliseAdvantages: bool('whiten the advantages over the batch', true),
+    normaliseRewards: bool('divide the credited rewards by the running standard deviation of the credit chains’ returns over the run (never shifted, so a zero reward stays zero)', true),
+    normaliseAdvantages: bool('whiten the advantages over the units being updated in the step', true),
+    baseline: oneOf('critic: GAE reads the critic’s values; batch-mean: every old value is replaced by the batch’s mean value (an ablation that keeps the budget but drops the critic’s state dependence)', ['critic', 'batch-mean'] as const, 'critic'),
   }),
   rollout: obj('sampling of training episodes', {
     batchSize: int('problems per training step', 256, 1, BOUND.episodes),

@@ -66,8 +66,11 @@ export const FULL_SETTINGS: DemoSettings = {
 export const QUICK_SETTINGS: DemoSettings = { ...FULL_SETTINGS, heldOut: 500, pretrainSteps: 800, rlSteps: 30, problemsPerStep: 32, ablation: false };
 
 export interface TeamResult {
+  id: string;
   team: string;
   trainAgents: DuoAgentName[];
+  /** The critic's explained variance at each agent's position, mean over the last RL steps (null: not measured). */
+  criticExplainedVariance: Partial<Record<DuoAgentName, number | null>>;
   after: TeamScore;
   /** Mean team reward of each RL step's rollouts. */
   rewards: number[];
@@ -96,10 +99,14 @@ interface TeamSpec {
   team: string;
   trainAgents: DuoAgentName[];
   color: Rgb;
+  /** Trainer settings of this team on top of the demo's. */
+  trainer?: Record<string, unknown>;
 }
 
 const TEAMS: TeamSpec[] = [
   { id: 'both', team: 'both agents (MARFT)', trainAgents: ['planner', 'solver'], color: PALETTE.blue },
+  // The critic's contribution: the same budget, the critic still trained, but GAE reads the batch's mean value.
+  { id: 'critic-mean', team: 'both, critic → batch mean', trainAgents: ['planner', 'solver'], color: PALETTE.red, trainer: { advantage: { baseline: 'batch-mean' } } },
   { id: 'planner-only', team: 'only Planner trained', trainAgents: ['planner'], color: PALETTE.orange },
   { id: 'solver-only', team: 'only Solver trained', trainAgents: ['solver'], color: PALETTE.green },
 ];
@@ -115,17 +122,18 @@ function merge(base: Record<string, unknown>, over: Record<string, unknown>): Re
   return out;
 }
 
-export function trainerConfig(settings: DemoSettings, seed: number, trainAgents: DuoAgentName[]): MarftConfig {
+export function trainerConfig(settings: DemoSettings, seed: number, trainAgents: DuoAgentName[], team: Record<string, unknown> = {}): MarftConfig {
   return parseConfig(
     merge(
-      {
+      merge({
         seed,
         task: { name: 'arith-duo', options: { heldOut: settings.heldOut, trainAgents } },
         rollout: { batchSize: settings.problemsPerStep, rolloutsPerPrompt: settings.rolloutsPerProblem, temperature: 1, maxNewTokens: MAX_SOLUTION_TOKENS, maxPromptTokens: 128 },
         train: { steps: settings.rlSteps, checkpointEvery: settings.rlSteps, keepCheckpoints: 1, evalEvery: settings.monitorEvery },
         eval: { temperature: 0, seeds: 1, problems: settings.monitorProblems },
       },
-      settings.trainer,
+      settings.trainer),
+      team,
     ),
   );
 }
@@ -192,13 +200,14 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
 
 async function trainTeam(spec: TeamSpec, modelDir: string, seed: number, settings: DemoSettings, runDir: string, log: (line: string) => void): Promise<TeamResult> {
   const started = performance.now();
-  const config = trainerConfig(settings, seed, spec.trainAgents);
+  const config = trainerConfig(settings, seed, spec.trainAgents, spec.trainer);
   const task = new ArithDuoTask({ heldOut: settings.heldOut, trainAgents: spec.trainAgents, pretrainSteps: settings.pretrainSteps });
   // Every team starts from the same saved base, in an engine of its own.
   const engine = await loadEngine(modelDir);
   try {
     log(`MARFT, ${spec.team}: ${settings.rlSteps} steps × ${settings.problemsPerStep} problems × ${settings.rolloutsPerProblem} rollouts at temperature 1`);
     const rewards: number[] = [];
+    const explained: Partial<Record<DuoAgentName, (number | null)[]>> = {};
     // Step 0 of the monitoring line: the untrained team on the same problems.
     const start = teamScore(await task.evaluate(engine, { seed: 0, sampling: GREEDY, problems: settings.monitorProblems, policies: {} }));
     const monitor: [number, number][] = [[0, start.score]];
@@ -211,22 +220,35 @@ async function trainTeam(spec: TeamSpec, modelDir: string, seed: number, setting
       onStep: (m) => {
         const reward = Number(m.score_mean);
         rewards.push(reward);
+        // Positions follow the trained agents' order (a frozen agent's actions are not in the batch).
+        spec.trainAgents.forEach((agent, pos) => (explained[agent] ??= []).push(m[`explained_variance/pos${pos}`] as number | null));
         const n = rewards.length;
         const monitored = typeof m.eval_score === 'number' ? m.eval_score : null;
         if (monitored !== null) monitor.push([n, monitored]);
         if (n === 1 || n % 5 === 0 || n === settings.rlSteps) {
           const held = monitored !== null ? `  held-out greedy ${monitored.toFixed(3)}` : '';
-          log(`  step ${String(n).padStart(3)}/${settings.rlSteps}  rollout reward ${reward.toFixed(3)}${held}  value loss ${Number(m.value_loss).toFixed(4)}  ${Number(m.step_time_s).toFixed(1)} s/step`);
+          const ev = spec.trainAgents.map((_, pos) => m[`explained_variance/pos${pos}`]).map((v) => (typeof v === 'number' ? v.toFixed(2) : '-')).join('/');
+          log(`  step ${String(n).padStart(3)}/${settings.rlSteps}  rollout reward ${reward.toFixed(3)}${held}  value loss ${Number(m.value_loss).toFixed(4)}  critic EV ${ev}  ${Number(m.step_time_s).toFixed(1)} s/step`);
         }
       },
     });
     for (const agent of spec.trainAgents) await engine.saveAdapter(result.plan.policies[agent]!, join(runDir, 'adapters', spec.id, agent));
     const after = await evaluateGreedy(engine, task, result.plan.policies);
     log(`  ${spec.team}: held-out accuracy ${after.score.toFixed(3)}, right plans ${after.rightPlanRate.toFixed(3)}, Solver follows the plan ${after.followRate.toFixed(3)}`);
-    return { team: spec.team, trainAgents: spec.trainAgents, after, rewards, monitor, seconds: (performance.now() - started) / 1000 };
+    const criticExplainedVariance = Object.fromEntries(spec.trainAgents.map((agent) => [agent, lastMean(explained[agent] ?? [], EV_WINDOW)]));
+    return { id: spec.id, team: spec.team, trainAgents: spec.trainAgents, criticExplainedVariance, after, rewards, monitor, seconds: (performance.now() - started) / 1000 };
   } finally {
     await engine.dispose();
   }
+}
+
+/** Steps over which the critic's explained variance is averaged for the report (one step's value is noisy). */
+const EV_WINDOW = 10;
+
+/** Mean of the last `n` finite entries (null when there are none). */
+function lastMean(xs: (number | null)[], n: number): number | null {
+  const tail = xs.slice(-n).filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
+  return tail.length ? tail.reduce((s, x) => s + x, 0) / tail.length : null;
 }
 
 /** The final JSON line: held-out accuracy before and after, and the ablations when they ran. */
@@ -240,7 +262,9 @@ export function finalJson(r: DemoResult): Record<string, unknown> {
     rightPlansBefore: round4(r.before.rightPlanRate),
     rightPlansAfter: round4(main.after.rightPlanRate),
   };
-  for (const t of r.teams.slice(1)) out[t.trainAgents[0] === 'planner' ? 'plannerOnly' : 'solverOnly'] = round4(t.after.score);
+  out.criticExplainedVariance = Object.fromEntries(Object.entries(main.criticExplainedVariance).map(([a, v]) => [a, v === null || v === undefined ? null : round4(v)]));
+  const ablationKey: Record<string, string> = { 'critic-mean': 'criticBatchMean', 'planner-only': 'plannerOnly', 'solver-only': 'solverOnly' };
+  for (const t of r.teams.slice(1)) out[ablationKey[t.id] ?? t.id] = round4(t.after.score);
   Object.assign(out, { rlSteps: main.rewards.length, parameters: r.parameters, seconds: Math.round(r.seconds.total) });
   return out;
 }

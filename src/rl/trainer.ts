@@ -112,6 +112,15 @@ function valueUnits(actions: TrainAction[], plan: AlgorithmPlan): { values: numb
 
 const finiteOrNull = (x: number): number | null => (Number.isFinite(x) ? x : null);
 
+/** The critic ablation (advantage.baseline: batch-mean): every old value becomes the batch's mean value. */
+function replaceValuesByMean(actions: TrainAction[]): void {
+  let sum = 0;
+  let count = 0;
+  for (const a of actions) for (const v of a.values_K) (sum += v), count++;
+  const m = count > 0 ? sum / count : 0;
+  for (const a of actions) a.values_K = new Float32Array(a.values_K.length).fill(m);
+}
+
 async function trainStep(engine: Engine, task: Task, config: MarftConfig, plan: AlgorithmPlan, step: number, state: TrainerState): Promise<{ metrics: StepMetrics; state: TrainerState }> {
   const started = performance.now();
   const { rollout, train, critic } = config;
@@ -136,6 +145,7 @@ async function trainStep(engine: Engine, task: Task, config: MarftConfig, plan: 
     m.reward_scale = scaled.scale;
   }
   await fillValues(engine, actions, plan.level, train.microBatchTokens);
+  if (config.advantage.baseline === 'batch-mean') replaceValuesByMean(actions);
   assignCredit(actions, episodes, plan, config);
 
   const all = valueUnits(actions, plan);
