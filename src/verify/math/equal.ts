@@ -200,11 +200,23 @@ function itemsAsList(a: Answer): Answer[] {
 
 /**
  * Unordered match with set semantics (as math-verify): every gold item equals some pred item and
- * every pred item equals some gold item, so repeated items do not count twice.
+ * every pred item equals some gold item, so repeated items do not count twice. Each pair is compared
+ * once: both directions ask about the same pairs, and asking twice would double the work at every
+ * level of nested sets (2^depth comparisons for "\{\{..1..\}\}").
  */
 function unorderedEqual(gold: Answer[], pred: Answer[], sides: [Side, Side]): boolean {
   if (gold.length === 0 || pred.length === 0) return gold.length === pred.length;
-  return gold.every((g) => pred.some((p) => answersEqual(g, p, sides))) && pred.every((p) => gold.some((g) => answersEqual(g, p, sides)));
+  const known = new Map<number, boolean>();
+  const equal = (i: number, j: number): boolean => {
+    const key = i * pred.length + j;
+    let hit = known.get(key);
+    if (hit === undefined) {
+      hit = answersEqual(gold[i]!, pred[j]!, sides);
+      known.set(key, hit);
+    }
+    return hit;
+  };
+  return gold.every((_, i) => pred.some((_, j) => equal(i, j))) && pred.every((_, j) => gold.some((_, i) => equal(i, j)));
 }
 
 export function answersEqual(goldIn: Answer, predIn: Answer, sides: [Side, Side]): boolean {
