@@ -6,7 +6,7 @@
 //      gradient reaching only its own adapter.
 // Everything goes through the engine interface: the teacher is a second Engine that only scores.
 import type { Engine, ScoreRequest } from '../engine/types.ts';
-import { deriveSeed, mulberry32 } from '../rl/rng.ts';
+import { deriveSeed, mulberry32 } from '../rng.ts';
 import { microBatches } from '../rl/train-batch.ts';
 import type { StepMetrics } from '../rl/metrics.ts';
 import type { ChatMessage, Tokenizer } from '../tokenizer/types.ts';
