@@ -9,14 +9,13 @@
 //   pretrainSteps  when the configuration names no model, the task pretrains one (default 1200)
 import { createEngine } from '../engine/index.ts';
 import type { Engine } from '../engine/types.ts';
-import { deriveSeed } from '../rl/rng.ts';
+import { deriveSeed, Rng } from '../rng.ts';
 import { registerTask, type EvalRequest, type RolloutRequest, type Sampling, type Task, type TaskBundle } from '../rl/task.ts';
 import { engineSampler, rollout, type ActionSampler, type Episode } from '../workflow/index.ts';
 import { ArithEnv } from './arith-env.ts';
 import { DUO_AGENT_NAMES, type DuoAgentName, duoWorkflow } from './duo-workflow.ts';
 import { demoModelConfig } from './model-config.ts';
 import { DEFAULT_PRETRAIN, pretrain } from './pretrain.ts';
-import { Rng } from './rng.ts';
 import { type Problem, type Split, DEFAULT_HELD_OUT, splitProblems } from './task.ts';
 import { demoTokenizer } from './vocab.ts';
 

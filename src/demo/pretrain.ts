@@ -6,7 +6,7 @@ import type { Engine } from '../engine/types.ts';
 import { learningRate } from '../rl/schedules.ts';
 import type { CharTokenizer } from '../tokenizer/index.ts';
 import { transcriptBatch } from './corpus.ts';
-import { Rng } from './rng.ts';
+import { Rng } from '../rng.ts';
 import type { Problem } from './task.ts';
 import type { TeacherNoise } from './teacher.ts';
 

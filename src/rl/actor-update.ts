@@ -9,7 +9,7 @@ import type { MarftConfig } from '../config/schema.ts';
 import { actionLogprob, spreadActionGrad } from './action-normalisation.ts';
 import { KL_LOSSES, POLICY_LOSSES } from './registry.ts';
 import { minibatches } from './minibatches.ts';
-import { deriveSeed } from './rng.ts';
+import { deriveSeed } from '../rng.ts';
 import { groupBy, scoreActions } from './scoring.ts';
 import { microBatches, type TrainAction } from './train-batch.ts';
 

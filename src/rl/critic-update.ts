@@ -8,7 +8,7 @@ import type { CreditLevel } from '../algorithms/types.ts';
 import type { MarftConfig } from '../config/schema.ts';
 import { valueLoss } from './losses/value-loss.ts';
 import { minibatches } from './minibatches.ts';
-import { deriveSeed } from './rng.ts';
+import { deriveSeed } from '../rng.ts';
 import { criticRequest, groupBy } from './scoring.ts';
 import { microBatches, type TrainAction } from './train-batch.ts';
 

@@ -4,7 +4,7 @@
 // untrained system are scored on the same draws.
 import type { Engine } from '../engine/types.ts';
 import type { MarftConfig } from '../config/schema.ts';
-import { deriveSeed } from './rng.ts';
+import { deriveSeed } from '../rng.ts';
 import { BASE_POLICY } from '../workflow/agent.ts';
 import type { Task } from './task.ts';
 

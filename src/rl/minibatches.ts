@@ -1,7 +1,7 @@
 // Deterministic minibatches for the actor's and the critic's updates: a seeded shuffle of the
 // batch dealt round-robin into `count` minibatches (empty ones dropped), so a step's split depends
 // only on (run seed, step, epoch) and a resumed run splits exactly as an uninterrupted one.
-import { mulberry32 } from './rng.ts';
+import { mulberry32 } from '../rng.ts';
 
 export function minibatches<T>(items: readonly T[], count: number, seed: number): T[][] {
   if (count <= 1) return [[...items]];

@@ -11,7 +11,7 @@ import type {
   SampleParams, SampleResult, ScoreRequest, Target, Trainable, ValueHeadSpec,
 } from '../engine/types.ts';
 import { firstNonFinite, NonFiniteStateError } from './finite-guard.ts';
-import { mulberry32, deriveSeed } from './rng.ts';
+import { mulberry32, deriveSeed } from '../rng.ts';
 
 /** Parameters of one trainable: rows indexed by a context key, with gradients and Adam moments. */
 class Table {

@@ -25,7 +25,7 @@ import { stderrNotice, type Notice } from './notice.ts';
 import { cleanRunFolder, resumeRun } from './resume.ts';
 import { acquireRunLock, LOCK_FILE, type RunLock } from './run-lock.ts';
 import { finiteCheckpoint, guardedStep, stepDivergence } from './step-guard.ts';
-import { deriveSeed } from './rng.ts';
+import { deriveSeed } from '../rng.ts';
 import { learningRate } from './schedules.ts';
 import { INITIAL_TRAINER_STATE, type TrainerState } from './trainer-state.ts';
 import { fillValues, scoreActions } from './scoring.ts';

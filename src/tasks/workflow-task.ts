@@ -15,7 +15,7 @@
 import type { Engine } from '../engine/types.ts';
 import { envFactory, roleRewardWeights, DEFAULT_ROLE_REWARD_WEIGHTS, type EnvOptions, type ProgramRunner, type RoleRewardWeights } from '../env/index.ts';
 import type { Problem } from '../env/datasets/index.ts';
-import { deriveSeed } from '../rl/rng.ts';
+import { deriveSeed } from '../rng.ts';
 import type { EvalRequest, RolloutRequest, Sampling, Task, TaskBundle, TaskContext } from '../rl/task.ts';
 import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts';
 import { engineSampler, rollout, withPolicies, BASE_POLICY, type ActionSampler, type Episode, type RewardAssignment, type TaskEnv, type Workflow } from '../workflow/index.ts';

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { actionLevelGae } from '../../src/rl/gae-action.ts';
 import { tokenLevelGae, type TokenAction } from '../../src/rl/gae-token.ts';
-import { mulberry32 } from '../../src/rl/rng.ts';
+import { mulberry32 } from '../../src/rng.ts';
 
 function close(actual: ArrayLike<number>, expected: number[], tol = 1e-9, what = ''): void {
   assert.equal(actual.length, expected.length, `${what} length`);

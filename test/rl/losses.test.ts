@@ -5,7 +5,7 @@ import { ppoClipLoss } from '../../src/rl/losses/ppo-clip.ts';
 import { k3KlLoss } from '../../src/rl/losses/k3-kl.ts';
 import { valueLoss } from '../../src/rl/losses/value-loss.ts';
 import { policyGradientLoss } from '../../src/rl/losses/policy-gradient.ts';
-import { mulberry32 } from '../../src/rl/rng.ts';
+import { mulberry32 } from '../../src/rng.ts';
 
 function near(a: number, b: number, tol = 1e-9, what = ''): void {
   assert.ok(Math.abs(a - b) <= tol, `${what}: ${a} vs ${b}`);

@@ -26,7 +26,7 @@
 // has nothing to hold out), so an evaluation score measures the learned protocol, not
 // generalisation.
 import type { Engine } from '../../engine/types.ts';
-import { deriveSeed, mulberry32 } from '../../rl/rng.ts';
+import { deriveSeed, mulberry32 } from '../../rng.ts';
 import { intOption, numberOption, oneOfOption, optionError, rejectUnknown, type Options } from '../../rl/task-options.ts';
 import type { EvalRequest, RolloutRequest, Sampling, Task, TaskBundle } from '../../rl/task.ts';
 import { registerTask } from '../../rl/task.ts';

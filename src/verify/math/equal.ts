@@ -11,6 +11,8 @@
 import { normalizeAnswer, textKey, decimalCommaVariant } from './normalize.ts';
 import { parseExpression, evaluate, evaluateComplex, type ParsedExpression } from './expression.ts';
 import { parseAnswer, isNameOnly, splitTopLevel, type Answer } from './structure.ts';
+// mulberry32: seeded, so that symbolic checks give the same verdict every run.
+import { mulberry32 } from '../../rng.ts';
 
 export const NUMERIC_REL_TOL = 1e-4;
 export const EXACT_REL_TOL = 1e-9;
@@ -23,17 +25,6 @@ export function numbersClose(a: number, b: number, relTol = EXACT_REL_TOL): bool
   const scale = Math.max(Math.abs(a), Math.abs(b));
   if (scale < 1e-12) return true;
   return Math.abs(a - b) <= relTol * scale;
-}
-
-/** A small deterministic PRNG (mulberry32) so that symbolic checks give the same verdict every run. */
-function mulberry32(seed: number): () => number {
-  let t = seed >>> 0;
-  return () => {
-    t = (t + 0x6d2b79f5) >>> 0;
-    let r = Math.imul(t ^ (t >>> 15), 1 | t);
-    r = (r + Math.imul(r ^ (r >>> 7), 61 | r)) ^ r;
-    return ((r ^ (r >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const parseCache = new Map<string, ParsedExpression | null>();
