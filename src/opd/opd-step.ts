@@ -138,7 +138,7 @@ export interface UpdateStats {
 }
 
 /** One update per minibatch: every role's adapter takes one optimiser step on its own responses. */
-export async function updatePolicies(responses: OpdResponse[], minibatches: OpdResponse[][], ctx: OpdStepContext): Promise<UpdateStats> {
+export async function updatePolicies(minibatches: OpdResponse[][], ctx: OpdStepContext): Promise<UpdateStats> {
   const { student, settings } = ctx;
   const temperature = settings.temperature > 0 ? settings.temperature : 1;
   let loss = 0, gradNorm = 0, ratioSum = 0, ratioCount = 0;
@@ -166,7 +166,6 @@ export async function updatePolicies(responses: OpdResponse[], minibatches: OpdR
       gradNorm = Math.max(gradNorm, step.gradNorm);
     }
   }
-  void responses;
   return { loss: loss / Math.max(1, minibatches.length), gradNorm, meanRatio: ratioCount > 0 ? ratioSum / ratioCount : 1 };
 }
 
@@ -203,6 +202,6 @@ export function opdMetrics(responses: OpdResponse[], conclusions: PacConclusion[
 export async function opdUpdate(episodes: Episode[], ctx: OpdStepContext, seed: number): Promise<StepMetrics> {
   const { responses, conclusions } = await buildResponses(episodes, ctx);
   await scoreWithTeacher(responses, ctx);
-  const stats = await updatePolicies(responses, minibatchesByEpisode(responses, episodes.length, ctx.settings.minibatchSize, deriveSeed(seed, 7)), ctx);
+  const stats = await updatePolicies(minibatchesByEpisode(responses, episodes.length, ctx.settings.minibatchSize, deriveSeed(seed, 7)), ctx);
   return { ...opdMetrics(responses, conclusions), loss: stats.loss, grad_norm: stats.gradNorm, importance_ratio: stats.meanRatio };
 }

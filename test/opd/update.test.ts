@@ -37,7 +37,7 @@ test("each role's gradient reaches only its own adapter", async () => {
   };
   const ctx = { student: engine, settings } as unknown as OpdStepContext;
   const only = [response('Reasoner', 'opd-reasoner', 0)];
-  await updatePolicies(only, [only], ctx);
+  await updatePolicies([only], ctx);
   const after = {
     r: (await engine.forward({ kind: 'adapter', name: 'opd-reasoner' }, seq)).logprobs![0]!,
     t: (await engine.forward({ kind: 'adapter', name: 'opd-tool-user' }, seq)).logprobs![0]!,
