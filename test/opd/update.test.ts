@@ -86,3 +86,13 @@ test('one training step on the lookup-table engine: per-role metrics, PAC fracti
   assert.equal(m.pac_both_inconsistent, 1);
   assert.equal(result.metrics.length, 1);
 });
+
+test('minibatches split by episode: a step of 5 episodes in minibatches of 2 gives 3, each episode whole', async () => {
+  const { minibatchesByEpisode } = await import('../../src/opd/opd-step.ts');
+  const responses = [0, 0, 1, 2, 2, 3, 4].map((e, k) => response(k % 2 ? 'Reasoner' : 'Tool-User', 'p', e));
+  const mbs = minibatchesByEpisode(responses, 5, 2, 7);
+  assert.equal(mbs.length, 3);
+  assert.deepEqual(mbs.flat().sort((a, b) => responses.indexOf(a) - responses.indexOf(b)), responses);
+  for (const e of [0, 2]) assert.equal(mbs.filter((mb) => mb.some((r) => r.episode === e)).length, 1, `episode ${e} is in one minibatch`);
+  assert.deepEqual(minibatchesByEpisode(responses, 5, 8, 7), [responses]);
+});
