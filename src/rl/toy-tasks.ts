@@ -22,7 +22,7 @@ import type { Engine, ModelConfig } from '../engine/types.ts';
 import { policyTarget } from '../workflow/sampler.ts';
 import type { ActionRecord, Episode } from '../workflow/trajectory.ts';
 import { deriveSeed, mulberry32 } from '../rng.ts';
-import { boolOption, intOption, numberOption, oneOfOption, optionError, rejectUnknown, type Options } from './task-options.ts';
+import { boolOption, intOption, numberOption, oneOfOption, optionError, rejectUnknown, type Options } from '../tasks/options.ts';
 import type { EvalRequest, RolloutRequest, Sampling, Task, TaskBundle } from './task.ts';
 import { registerTask } from './task.ts';
 

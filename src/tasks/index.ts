@@ -9,6 +9,6 @@ export { createWorkflowTask, parseWorkflowTaskOptions, problemSeed, taskTokenize
 export { DATASET_ALIASES, loadProblemSets, problemStatement, stepProblems, type ProblemSets } from './problem-source.ts';
 export { WORKFLOW_NAMES, buildWorkflow, type WorkflowName } from './workflow-catalog.ts';
 export { DEFAULT_TINY_SHAPE, taskCharTokenizer, tinyEngine, tinyModelConfig, type TinyModelShape } from './tiny-model.ts';
-export { TaskOptionError } from '../rl/task-options.ts';
+export { TaskOptionError } from './options.ts';
 
 registerTask('workflow', workflowTask);

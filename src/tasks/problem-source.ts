@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import { DATASETS, loadDataset, seededShuffle, splitProblems, type LoadError, type Problem } from '../env/datasets/index.ts';
 import { codeFirstMessage } from '../env/code-env.ts';
 import type { Tokenizer } from '../tokenizer/types.ts';
-import { TaskOptionError } from '../rl/task-options.ts';
+import { TaskOptionError } from './options.ts';
 
 /** Short names used in papers and configs, mapped to the registry's names. */
 export const DATASET_ALIASES: Readonly<Record<string, string>> = { aime24: 'aime2024', aime25: 'aime2025', 'math-500': 'math500' };

@@ -9,7 +9,7 @@
 // Agents keep the adapter names the builders give them (each agent's own name); the task swaps in
 // the trainer's per-agent policies with withPolicies for every rollout.
 import { multiTurnPair, sequentialPipeline, singleAgentMultiTurn, singleAgentSingleTurn, type Domain, type Workflow } from '../workflow/index.ts';
-import { TaskOptionError } from '../rl/task-options.ts';
+import { TaskOptionError } from './options.ts';
 
 export const WORKFLOW_NAMES = ['duo', 'trio', 'quad', 'duo-anon', 'trio-anon', 'quad-anon', 'coder-tester', 'reasoner-tooluser', 'sa-st', 'sa-mt'] as const;
 export type WorkflowName = (typeof WORKFLOW_NAMES)[number];

@@ -19,7 +19,7 @@ import { deriveSeed } from '../rng.ts';
 import type { EvalRequest, RolloutRequest, Sampling, Task, TaskBundle, TaskContext } from '../rl/task.ts';
 import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts';
 import { engineSampler, rollout, withPolicies, BASE_POLICY, type ActionSampler, type Episode, type RewardAssignment, type TaskEnv, type Workflow } from '../workflow/index.ts';
-import { intOption, numberOption, oneOfOption, optionError, rejectUnknown, stringOption, TaskOptionError, type Options } from '../rl/task-options.ts';
+import { intOption, numberOption, oneOfOption, optionError, rejectUnknown, stringOption, TaskOptionError, type Options } from './options.ts';
 import { loadProblemSets, stepProblems, type DatasetChoice, type ProblemSets, type SplitChoice } from './problem-source.ts';
 import { DEFAULT_TINY_SHAPE, taskCharTokenizer, tinyEngine, type TinyModelShape } from './tiny-model.ts';
 import { WORKFLOW_NAMES, buildWorkflow, defaultAnswerRole, type WorkflowChoice } from './workflow-catalog.ts';

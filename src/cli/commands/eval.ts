@@ -5,7 +5,7 @@ import { listFlag, parseArgs, stringFlag } from '../args.ts';
 import { UserError } from '../errors.ts';
 import { loadConfig } from '../../config/load.ts';
 import { ConfigError } from '../../config/schema-dsl.ts';
-import { TaskOptionError } from '../../rl/task-options.ts';
+import { TaskOptionError } from '../../tasks/options.ts';
 import { latestCheckpoint, loadCheckpoint, readCheckpointState } from '../../rl/checkpoint.ts';
 import { configDifferences, fixedReason } from '../../rl/config-change.ts';
 import type { MarftConfig } from '../../config/schema.ts';

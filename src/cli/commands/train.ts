@@ -6,7 +6,7 @@ import { listFlag, parseArgs, stringFlag } from '../args.ts';
 import { UserError } from '../errors.ts';
 import { loadConfig } from '../../config/load.ts';
 import { ConfigError } from '../../config/schema-dsl.ts';
-import { TaskOptionError } from '../../rl/task-options.ts';
+import { TaskOptionError } from '../../tasks/options.ts';
 import type { MarftConfig } from '../../config/schema.ts';
 import { latestCheckpoint, writeFileAtomic } from '../../rl/checkpoint.ts';
 import { stderrNotice } from '../../rl/notice.ts';

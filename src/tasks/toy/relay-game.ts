@@ -27,7 +27,7 @@
 // generalisation.
 import type { Engine } from '../../engine/types.ts';
 import { deriveSeed, mulberry32 } from '../../rng.ts';
-import { intOption, numberOption, oneOfOption, optionError, rejectUnknown, type Options } from '../../rl/task-options.ts';
+import { intOption, numberOption, oneOfOption, optionError, rejectUnknown, type Options } from '../options.ts';
 import type { EvalRequest, RolloutRequest, Sampling, Task, TaskBundle } from '../../rl/task.ts';
 import { registerTask } from '../../rl/task.ts';
 import { tinyDecoder } from '../../rl/toy-tasks.ts';

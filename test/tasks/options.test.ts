@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { boolOption, intOption, numberOption, oneOfOption, rejectUnknown, stringOption, TaskOptionError } from '../../src/rl/task-options.ts';
+import { boolOption, intOption, numberOption, oneOfOption, rejectUnknown, stringOption, TaskOptionError } from '../../src/tasks/options.ts';
 import { bandit, coordinationGame } from '../../src/rl/toy-tasks.ts';
 
 test('option readers return the fallback when absent and the value when valid', () => {

@@ -1,7 +1,7 @@
 // Reading a task's `task.options` (a plain object from the configuration file) with errors that
-// name the key and the allowed values: "task.options.KEY: got X, expected Y", which
-// src/rl/run-setup.ts turns into a ConfigError. Shared by every registered task (the toy tasks in
-// ./toy-tasks.ts and the workflow task in src/tasks/).
+// name the key and the allowed values: "task.options.KEY: got X, expected Y", which the run setup
+// turns into a ConfigError. Shared by the tasks of src/tasks (the toy tasks in ./toy/ and the
+// workflow task).
 
 export type Options = Record<string, unknown>;
 
