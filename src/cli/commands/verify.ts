@@ -4,10 +4,12 @@
 //   "assert": "<code run after the program>" (or an array of scripts, one test each, with an
 //   optional "setup"), "call": {"fn", "cases": [{"args": [...], "expected": ...}]}}
 //   -> {"id", "passed", "total", "results": [{"status", "stderr"?}]}
-// math: each line {"id", "gold", "pred"} -> the same line plus "equal": true|false.
+// math: each line {"id", "gold", "pred"} -> the same line plus "equal": true|false, or "equal": null
+//   and "error": "timeout" when judging it ran over the per-line limit (--timeout; a nested or huge
+//   answer can take arbitrarily long, and one such line must not hold up the file).
 // Output lines keep the input order. A malformed line is reported on stderr with its line number
 // and skipped; the rest are still judged. Exit status: 0 when every line was judged, 1 when some
-// were malformed, 2 for a usage error.
+// were malformed (or, for math, left undecided), 2 for a usage error.
 import { createWriteStream, existsSync, openSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { Writable } from 'node:stream';
@@ -16,12 +18,15 @@ import { UserError } from '../errors.ts';
 import { checkInputFile, readInputLines } from '../input-lines.ts';
 import { SlotLimiter } from '../../sandbox/index.ts';
 import { verifyCode, parsePyJson, type CodeTests, type PyJson } from '../../verify/code/index.ts';
-import { mathAnswersEqual } from '../../verify/math/index.ts';
+import { TimedMathJudge, type TimedVerdict } from '../../verify/math/timed-judge.ts';
 
 export const summary = 'judge programs (code) or maths answers (math) from a JSONL file';
 
+/** Default time limit for judging one maths line: comparisons take well under a millisecond to a few hundred. */
+export const MATH_LINE_TIMEOUT_S = 10;
+
 const HELP = `usage: marft verify code --input FILE.jsonl [--output FILE] [--concurrency N] [--timeout SECONDS]
-       marft verify math --input FILE.jsonl [--output FILE]
+       marft verify math --input FILE.jsonl [--output FILE] [--timeout SECONDS]
 
 code: each input line is {"id", "program", "timeout_s"?, and one of
         "tests": [{"stdin", "stdout"}]                 stdin/stdout, LiveCodeBench comparison
@@ -30,16 +35,19 @@ code: each input line is {"id", "program", "timeout_s"?, and one of
         "call": {"fn", "cases": [{"args": [...], "expected": ...}]}   return values compared as JSON}
       and gives {"id", "passed", "total", "results": [{"status", "stderr"?}]} per line, in input order.
       status: passed | wrong_answer | runtime_error | timeout | memory | output_limit | killed
-math: each input line is {"id", "gold", "pred"} and gives the same line plus "equal": true|false.
+math: each input line is {"id", "gold", "pred"} and gives the same line plus "equal": true|false,
+      or "equal": null, "error": "timeout" when judging the line ran over its time limit.
 
 options:
   --input FILE        JSONL input (required)
   --output FILE       write results here instead of stdout
   --concurrency N     programs run at once (default: number of cores)       [code]
-  --timeout SECONDS   per-test wall-clock limit when a line has no timeout_s (default 30)  [code]
+  --timeout SECONDS   code: per-test wall-clock limit when a line has no timeout_s (default 30)
+                      math: time limit for judging one line (default ${MATH_LINE_TIMEOUT_S})
 
-Malformed lines are reported on stderr (file:line: what is wrong) and skipped. Exit status 0 when
-every line was judged, 1 when some lines were malformed, 2 for a usage error.`;
+Malformed lines are reported on stderr (file:line: what is wrong) and skipped; a maths line over
+its limit is reported there too, and the lines after it are still judged. Exit status 0 when every
+line was judged, 1 when some lines were malformed or undecided, 2 for a usage error.`;
 
 function isObject(v: PyJson): v is { [key: string]: PyJson } {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -193,9 +201,19 @@ const MAX_CONCURRENCY = 1024;
 /** Set when stdout's reader went away (EPIPE): nothing more is read or judged. */
 let readerGone = false;
 
-async function verifyMathFile(input: string, out: Writable): Promise<number> {
+async function verifyMathFile(input: string, out: Writable, lineTimeoutS: number): Promise<number> {
   const progress = new Progress('marft verify math');
+  const judge = new TimedMathJudge(lineTimeoutS * 1000);
+  try {
+    return await judgeMathLines(input, out, judge, lineTimeoutS, progress);
+  } finally {
+    await judge.close();
+  }
+}
+
+async function judgeMathLines(input: string, out: Writable, judge: TimedMathJudge, lineTimeoutS: number, progress: Progress): Promise<number> {
   let malformed = 0;
+  let undecided = 0;
   for await (const line of readInputLines(input)) {
     if (readerGone) break;
     let v: unknown;
@@ -212,17 +230,23 @@ async function verifyMathFile(input: string, out: Writable): Promise<number> {
       process.stderr.write(`${input}:${line.number}: expected {"id", "gold": string, "pred": string}\n`);
       continue;
     }
-    let isEqual = false;
+    let verdict: TimedVerdict;
     try {
-      isEqual = mathAnswersEqual(o.gold, o.pred);
+      verdict = await judge.judge(o.gold, o.pred);
     } catch (err) {
-      process.stderr.write(`${input}:${line.number}: comparison failed (${(err as Error).message}); counted as not equal\n`);
+      throw new UserError(`${input}:${line.number}: ${(err as Error).message}`);
     }
-    out.write(`${JSON.stringify({ ...o, equal: isEqual })}\n`);
+    if (verdict.equal === null) {
+      undecided++;
+      const why = verdict.error === 'timeout' ? `not judged within the ${lineTimeoutS} s limit (--timeout)` : verdict.error;
+      process.stderr.write(`${input}:${line.number}: ${why}; written with "equal": null\n`);
+    }
+    out.write(`${JSON.stringify({ ...o, ...verdict })}\n`);
     progress.tick();
   }
   progress.finish(malformed);
-  return malformed > 0 ? 1 : 0;
+  if (undecided > 0) process.stderr.write(`marft verify math: ${undecided} line(s) undecided\n`);
+  return malformed > 0 || undecided > 0 ? 1 : 0;
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -242,7 +266,7 @@ export async function run(argv: string[]): Promise<number> {
   if (stringFlag(args, 'concurrency') !== undefined && (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY)) {
     throw new UserError(`--concurrency must be an integer in [1, ${MAX_CONCURRENCY}], got '${stringFlag(args, 'concurrency')}'`);
   }
-  const timeoutS = numberFlag(args, 'timeout', 30);
+  const timeoutS = numberFlag(args, 'timeout', what === 'code' ? 30 : MATH_LINE_TIMEOUT_S);
   // The same range as a line's timeout_s.
   if (!(timeoutS > 0) || timeoutS > 3600) throw new UserError(`--timeout must be a number of seconds in (0, 3600], got '${stringFlag(args, 'timeout')}'`);
 
@@ -264,7 +288,7 @@ export async function run(argv: string[]): Promise<number> {
       readerGone = true;
     });
   }
-  const code = what === 'code' ? await verifyCodeFile(input, out, concurrency || availableParallelism(), timeoutS) : await verifyMathFile(input, out);
+  const code = what === 'code' ? await verifyCodeFile(input, out, concurrency || availableParallelism(), timeoutS) : await verifyMathFile(input, out, timeoutS);
   if (outputPath) await new Promise<void>((resolve, reject) => (out as ReturnType<typeof createWriteStream>).end((err?: Error | null) => (err ? reject(err) : resolve())));
   return code;
 }
