@@ -7,6 +7,7 @@ import { TorchEngine, type TorchEngineOptions } from './torch/engine.ts';
 
 export type * from './types.ts';
 export { ALL_LINEAR_MODULES } from './types.ts';
+export { NonFiniteStateError, firstNonFinite } from './non-finite.ts';
 export type { EmbeddedEngineOptions } from './embedded/engine.ts';
 export type { TorchEngineOptions } from './torch/engine.ts';
 

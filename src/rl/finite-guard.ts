@@ -5,22 +5,9 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Engine } from '../engine/types.ts';
+// The error and the scan engines use too (an engine's save path refuses non-finite parameters).
+import { firstNonFinite, NonFiniteStateError } from '../engine/index.ts';
 import { filesUnder } from './manifest.ts';
-
-/** Parameters that are not finite: thrown by engines' save paths and by the checkpoint scan. */
-export class NonFiniteStateError extends Error {
-  override name = 'NonFiniteStateError';
-  /** `what` names the parameters, e.g. "critic 'critic'" or "adapters/policy/adapter_model.safetensors (tensor x)". */
-  constructor(readonly what: string) {
-    super(`${what} holds values that are not finite`);
-  }
-}
-
-/** Index of the first non-finite entry, or -1. */
-export function firstNonFinite(xs: ArrayLike<number>): number {
-  for (let i = 0; i < xs.length; i++) if (!Number.isFinite(xs[i]!)) return i;
-  return -1;
-}
 
 /** Whether a little-endian float in `bytes` has its exponent bits (`exponentMask`) all ones: IEEE 754 Inf or NaN. */
 function anyNonFiniteBits(bytes: Uint8Array, width: 2 | 4 | 8, exponentMask: number, wordOffset: number): boolean {

@@ -18,7 +18,7 @@ import { tempPath } from './atomic-write.ts';
 import { removeLeftovers } from './leftovers.ts';
 import { manifestProblem, writeManifest } from './manifest.ts';
 import { stderrNotice, type Notice } from './notice.ts';
-import { TabularEngine } from './tabular-engine.ts';
+import { TabularEngine } from '../engine/tabular/engine.ts';
 import { registeredTasks, taskFactory, type TaskBundle } from './task.ts';
 import './toy-tasks.ts';
 import '../tasks/index.ts';

@@ -5,7 +5,8 @@
 import type { Engine } from '../engine/types.ts';
 import type { MarftConfig } from '../config/schema.ts';
 import { divergenceError, nonFiniteMetric, sideOf } from './divergence.ts';
-import { NonFiniteStateError, nonFiniteParameters } from './finite-guard.ts';
+import { NonFiniteStateError } from '../engine/index.ts';
+import { nonFiniteParameters } from './finite-guard.ts';
 import type { StepMetrics } from './metrics.ts';
 import { RunError, type DivergenceError } from './run-errors.ts';
 

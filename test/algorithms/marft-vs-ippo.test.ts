@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../../src/config/load.ts';
-import { TabularEngine } from '../../src/rl/tabular-engine.ts';
+import { TabularEngine } from '../../src/engine/tabular/engine.ts';
 import { train } from '../../src/rl/trainer.ts';
 import { relayGame } from '../../src/tasks/toy/relay-game.ts';
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../../src/config/load.ts';
 import { basePolicies, evaluatePolicies } from '../../src/rl/evaluate.ts';
-import { TabularEngine } from '../../src/rl/tabular-engine.ts';
+import { TabularEngine } from '../../src/engine/tabular/engine.ts';
 import { bandit, coordinationGame } from '../../src/rl/toy-tasks.ts';
 import { train } from '../../src/rl/trainer.ts';
 

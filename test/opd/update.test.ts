@@ -11,7 +11,7 @@ import { opdAdvantages } from '../../src/opd/advantages.ts';
 import { DEFAULT_ROLE_CONDITIONS } from '../../src/opd/role-conditions.ts';
 import { PAPER_OPD_SETTINGS, type OpdSettings } from '../../src/opd/settings.ts';
 import { assertSameTokenizer } from '../../src/opd/tokenizer-match.ts';
-import { TabularEngine } from '../../src/rl/tabular-engine.ts';
+import { TabularEngine } from '../../src/engine/tabular/engine.ts';
 import { CharTokenizer } from '../../src/tokenizer/index.ts';
 import { reasonerToolUser } from '../../src/workflow/index.ts';
 import type { RunOutcome } from '../../src/sandbox/index.ts';

@@ -7,10 +7,11 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, truncateSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkpointProblem, latestCheckpoint, loadCheckpoint, saveCheckpoint } from '../../src/rl/checkpoint.ts';
-import { NonFiniteStateError, nonFiniteTensor } from '../../src/rl/finite-guard.ts';
+import { NonFiniteStateError } from '../../src/engine/index.ts';
+import { nonFiniteTensor } from '../../src/rl/finite-guard.ts';
 import { decodeMetrics, encodeMetrics } from '../../src/rl/metrics.ts';
 import { DamagedRunError } from '../../src/rl/run-errors.ts';
-import { TabularEngine } from '../../src/rl/tabular-engine.ts';
+import { TabularEngine } from '../../src/engine/tabular/engine.ts';
 
 const lora = { rank: 1, alpha: 1, targetModules: [] };
 

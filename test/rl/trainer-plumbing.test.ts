@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../../src/config/load.ts';
 import type { BackwardGrads, GraphHandle, Target } from '../../src/engine/types.ts';
-import { TabularEngine } from '../../src/rl/tabular-engine.ts';
+import { TabularEngine } from '../../src/engine/tabular/engine.ts';
 import type { Task } from '../../src/rl/task.ts';
 import { coordinationGame } from '../../src/rl/toy-tasks.ts';
 import { train } from '../../src/rl/trainer.ts';

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import type {
   BackwardGrads, Engine, ForwardOptions, ForwardOutput, GraphHandle, LoraConfig, ModelConfig, OptimParams, OptimResult,
   SampleParams, SampleResult, ScoreRequest, Target, Trainable, ValueHeadSpec,
-} from '../engine/types.ts';
-import { firstNonFinite, NonFiniteStateError } from './finite-guard.ts';
-import { mulberry32, deriveSeed } from '../rng.ts';
+} from '../types.ts';
+import { firstNonFinite, NonFiniteStateError } from '../non-finite.ts';
+import { mulberry32, deriveSeed } from '../../rng.ts';
 
 /** Parameters of one trainable: rows indexed by a context key, with gradients and Adam moments. */
 class Table {
