@@ -1,6 +1,6 @@
 // The training configuration: every setting of spec section 4 is a key, with the App. B defaults.
 // docs/config.md is generated from this file (src/config/docs.ts); test/config checks it is current.
-import { ALL_LINEAR_MODULES } from '../engine/types.ts';
+import { ALL_LINEAR_MODULES, ENGINE_KINDS } from '../engine/types.ts';
 import { ACTION_NORMALISATIONS, ALGORITHMS, SCHEDULE_KINDS, VALUE_LOSS_KINDS } from './choices.ts';
 import { bool, int, num, numbers, obj, oneOf, record, someOf, str, type Bound, type Infer } from './schema-dsl.ts';
 
@@ -23,6 +23,8 @@ const BOUND = {
   checkpoints: { max: 1_000, why: 'each checkpoint keeps a copy of the trained weights on disk' },
   evalSeeds: { max: 1_000, why: 'each seed decodes every held-out problem once more' },
   evalProblems: { max: MAX_EPISODES, why: 'the episodes of one evaluation seed are held in memory together' },
+  processes: { max: 1_024, why: 'no machine holds more devices' },
+  threads: { max: 4_096, why: 'no machine has more cores' },
 } satisfies Record<string, Bound>;
 
 export { ALGORITHMS, type AlgorithmName } from './choices.ts';
@@ -52,9 +54,12 @@ export const configSchema = obj('a MARFT training run', {
     options: record("the task's own options (its docs list them)"),
   }),
   model: obj('the engine and its model', {
-    engine: oneOf('embedded: the TypeScript engine on a Hugging Face checkpoint; tabular: a lookup-table policy for sanity checks of the RL maths', ['embedded', 'tabular'] as const, 'embedded'),
-    path: str('Hugging Face model folder for the embedded engine ("" = the task builds or names its own model)', ''),
-    precision: oneOf('compute precision (the paper: bf16; the embedded engine computes in fp32 on the CPU)', ['fp32', 'bf16'] as const, 'fp32'),
+    engine: oneOf('embedded: the TypeScript engine on a Hugging Face checkpoint; torch: the PyTorch worker engine (docs/scaling.md) on the same checkpoints; tabular: a lookup-table policy for sanity checks of the RL maths', ENGINE_KINDS, 'embedded'),
+    path: str('Hugging Face model folder ("" = the task builds or names its own model; the torch engine then loads the copy saved in RUN/base)', ''),
+    precision: oneOf('weight precision (the paper: bf16, with the torch engine; the embedded engine computes in fp32 on the CPU)', ['fp32', 'bf16'] as const, 'fp32'),
+    device: oneOf('torch engine only: auto (CUDA when available), cpu or cuda', ['auto', 'cpu', 'cuda'] as const, 'auto'),
+    processes: int('torch engine only: worker processes (devices) on this machine; more than 1 shards the base with FSDP2', 1, 1, BOUND.processes),
+    threads: int("torch engine only: torch's CPU threads per worker process (0 = torch's default)", 0, 0, BOUND.threads),
   }),
   policy: obj('the agents’ policies', {
     parameterSharing: bool('true: one policy adapter for all agents (2 adapters with the critic); false: one per agent (n + 1)', true),

@@ -1,20 +1,20 @@
 // Public entry of the engine layer: everything above the engine imports from here and types.ts only.
 import type { Engine, ModelConfig } from './types.ts';
 import { EmbeddedEngine, type EmbeddedEngineOptions } from './embedded/engine.ts';
-import { loadBaseDir } from './embedded/engine-io.ts';
 import { randomWeights } from './embedded/weights.ts';
-import { TorchEngine, type TorchEngineOptions } from './torch/engine.ts';
+import type { TorchEngineOptions } from './torch/engine.ts';
+import { openEngine } from './open.ts';
 
 export type * from './types.ts';
 export { ALL_LINEAR_MODULES } from './types.ts';
 export { NonFiniteStateError, firstNonFinite } from './non-finite.ts';
 export type { EmbeddedEngineOptions } from './embedded/engine.ts';
 export type { TorchEngineOptions } from './torch/engine.ts';
+export { openEngine, ENGINE_KINDS, type EngineKind, type EngineSpec } from './open.ts';
 
 /** The embedded engine over a Hugging Face model folder (config.json + safetensors). */
 export async function loadEngine(modelDir: string, opts: EmbeddedEngineOptions = {}): Promise<Engine> {
-  const { config, weights } = loadBaseDir(modelDir);
-  return new EmbeddedEngine(config, weights, opts);
+  return openEngine({ kind: 'embedded', modelDir, options: opts });
 }
 
 /** The embedded engine over freshly initialised weights (normal std 0.02, norms 1, biases 0), reproducible from `seed`. */
@@ -27,5 +27,5 @@ export function createEngine(config: ModelConfig, opts: EmbeddedEngineOptions & 
  * when `nprocPerNode` > 1), see docs/scaling.md. Call dispose() to stop it.
  */
 export async function loadTorchEngine(modelDir: string, opts: TorchEngineOptions = {}): Promise<Engine> {
-  return TorchEngine.load(modelDir, opts);
+  return openEngine({ kind: 'torch', modelDir, options: opts });
 }

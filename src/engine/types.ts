@@ -11,6 +11,13 @@
 
 export type Architecture = 'llama' | 'qwen2' | 'qwen3';
 
+/**
+ * The engines a configuration's `model.engine` can name (opened by src/engine/open.ts): the TypeScript
+ * engine, the PyTorch worker engine, and the lookup-table engine for sanity checks of the RL maths.
+ */
+export const ENGINE_KINDS = ['embedded', 'torch', 'tabular'] as const;
+export type EngineKind = (typeof ENGINE_KINDS)[number];
+
 /** A decoder's hyper-parameters, read from (and written back to) a Hugging Face config.json. */
 export interface ModelConfig {
   architecture: Architecture;

@@ -1,24 +1,26 @@
 // From a validated configuration to the objects a run needs: the task (by registered name) and
 // the engine (the tabular engine, a Hugging Face model folder, the run's saved base, or a model the
 // task builds itself — which is then saved into the run folder so a resumed run or an evaluation
-// loads the identical base).
+// loads the identical base). Which engine opens the model is `model.engine`, mapped to an engine by
+// openEngine (src/engine/open.ts). Tasks build their own models with the embedded engine; the torch
+// engine then loads the saved copy (RUN/base, or a temporary folder when there is no run folder).
 //
 // The saved base (RUN/base) is written to a temporary folder with a manifest and renamed into
 // place, so it exists complete or not at all. A base without a matching manifest (a kill during the
 // write of an older version, a truncated file) is removed and rebuilt with a notice: the task builds
 // it deterministically from the seed, so the rebuilt base is the one the run trained on.
 import { existsSync } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
+import { mkdtemp, rename, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Engine } from '../engine/types.ts';
-import { loadEngine } from '../engine/index.ts';
+import { openEngine, type EngineSpec } from '../engine/index.ts';
 import type { MarftConfig } from '../config/schema.ts';
 import { ConfigError } from '../config/schema-dsl.ts';
 import { tempPath } from './atomic-write.ts';
 import { removeLeftovers } from './leftovers.ts';
 import { manifestProblem, writeManifest } from './manifest.ts';
 import { stderrNotice, type Notice } from './notice.ts';
-import { TabularEngine } from '../engine/tabular/engine.ts';
 import { registeredTasks, taskFactory, type TaskBundle } from './task.ts';
 import './toy-tasks.ts';
 import '../tasks/index.ts';
@@ -57,36 +59,67 @@ async function saveBaseAtomic(engine: Engine, dir: string): Promise<void> {
   }
 }
 
+/** The engine `model.engine` names, over the Hugging Face model folder `dir`. */
+function modelSpec(model: MarftConfig['model'], dir: string): EngineSpec {
+  if (model.engine !== 'torch') return { kind: 'embedded', modelDir: dir };
+  return {
+    kind: 'torch', modelDir: dir,
+    options: { device: model.device, nprocPerNode: model.processes, threads: model.threads, dtype: model.precision === 'bf16' ? 'bfloat16' : 'float32' },
+  };
+}
+
+/** Opens the configured engine on `dir`; a failure is one line naming the key it comes from. */
+async function openModel(model: MarftConfig['model'], dir: string, key: string): Promise<Engine> {
+  try {
+    return await openEngine(modelSpec(model, dir));
+  } catch (err) {
+    // The user's folder (weights missing, an architecture not supported) or the torch engine's
+    // environment: theirs to fix, in one line (as marft logprobs does).
+    throw new ConfigError(`${model.engine === 'torch' ? 'model.engine: torch' : key}: ${(err as Error).message}`);
+  }
+}
+
 /**
  * The engine of a run; `runDir` (when given) holds or receives the base model a task built. Leftovers
  * of interrupted base writes are removed and a half-written base is rebuilt, each with a notice.
  */
 export async function buildEngine(config: MarftConfig, bundle: TaskBundle, runDir?: string, notice: Notice = stderrNotice): Promise<Engine> {
-  if (config.model.precision !== 'fp32') throw new ConfigError(`model.precision: got "${config.model.precision}", expected 'fp32' (the ${config.model.engine} engine computes in fp32; bf16 needs the torch engine)`);
-  if (config.model.engine === 'tabular') return new TabularEngine(bundle.vocabSize);
-  if (config.model.path) {
-    if (!existsSync(join(config.model.path, 'config.json'))) throw new ConfigError(`model.path: ${config.model.path} holds no config.json (a Hugging Face model folder is expected)`);
-    try {
-      return await loadEngine(config.model.path);
-    } catch (err) {
-      // The user's folder (weights missing, an architecture not supported): theirs to fix, in one line (as marft logprobs does).
-      throw new ConfigError(`model.path: ${(err as Error).message}`);
-    }
+  const model = config.model;
+  if (model.precision !== 'fp32' && model.engine !== 'torch') throw new ConfigError(`model.precision: got "${model.precision}", expected 'fp32' (the ${model.engine} engine computes in fp32; bf16 needs the torch engine)`);
+  if (model.engine === 'tabular') return openEngine({ kind: 'tabular', vocabSize: bundle.vocabSize });
+  if (model.path) {
+    if (!existsSync(join(model.path, 'config.json'))) throw new ConfigError(`model.path: ${model.path} holds no config.json (a Hugging Face model folder is expected)`);
+    return openModel(model, model.path, 'model.path');
   }
   const saved = runDir ? join(runDir, 'base') : undefined;
   if (runDir && saved) {
     await removeLeftovers(runDir, notice);
     if (existsSync(saved)) {
       const problem = await manifestProblem(saved);
-      if (problem === null) return loadEngine(saved);
+      if (problem === null) return openModel(model, saved, 'model.path');
       notice(`${saved} is incomplete (${problem}); a write was interrupted or the folder was damaged, so it is rebuilt from the seed`);
       await rm(saved, { recursive: true, force: true });
     }
   }
   if (!bundle.buildEngine) throw new ConfigError(`model.path: task '${config.task.name}' builds no model of its own; name a Hugging Face model folder`);
-  const engine = await bundle.buildEngine(config.seed);
-  if (saved) await saveBaseAtomic(engine, saved);
-  return engine;
+  const built = await bundle.buildEngine(config.seed);
+  if (model.engine === 'embedded') {
+    if (saved) await saveBaseAtomic(built, saved);
+    return built;
+  }
+  // The torch engine loads the task's model from a folder: the run's base, or a temporary copy that
+  // is removed once the worker has loaded it.
+  const dir = saved ?? join(await mkdtemp(join(tmpdir(), 'marft-base-')), 'base');
+  try {
+    await saveBaseAtomic(built, dir);
+  } finally {
+    await built.dispose();
+  }
+  try {
+    return await openModel(model, dir, 'model.path');
+  } finally {
+    if (!saved) await rm(join(dir, '..'), { recursive: true, force: true });
+  }
 }
 
 export async function buildRun(config: MarftConfig, runDir?: string, notice: Notice = stderrNotice): Promise<RunObjects> {

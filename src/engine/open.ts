@@ -1,0 +1,30 @@
+// The one place that turns "which engine, on which model" into an open engine. The run setup, the
+// CLI commands and anything else that starts from a configuration call openEngine, so adding an
+// engine kind means adding one branch here (and one choice in the configuration's schema).
+import type { Engine } from './types.ts';
+export { ENGINE_KINDS, type EngineKind } from './types.ts';
+import { EmbeddedEngine, type EmbeddedEngineOptions } from './embedded/engine.ts';
+import { loadBaseDir } from './embedded/engine-io.ts';
+import { TorchEngine, type TorchEngineOptions } from './torch/engine.ts';
+import { TabularEngine } from './tabular/engine.ts';
+
+export type EngineSpec =
+  /** The TypeScript engine over a Hugging Face model folder. */
+  | { kind: 'embedded'; modelDir: string; options?: EmbeddedEngineOptions }
+  /** The PyTorch worker engine over a Hugging Face model folder (docs/scaling.md). */
+  | { kind: 'torch'; modelDir: string; options?: TorchEngineOptions }
+  /** The lookup-table engine (no model: a table per adapter over `vocabSize` tokens). */
+  | { kind: 'tabular'; vocabSize: number };
+
+export async function openEngine(spec: EngineSpec): Promise<Engine> {
+  switch (spec.kind) {
+    case 'embedded': {
+      const { config, weights } = loadBaseDir(spec.modelDir);
+      return new EmbeddedEngine(config, weights, spec.options ?? {});
+    }
+    case 'torch':
+      return TorchEngine.load(spec.modelDir, spec.options ?? {});
+    case 'tabular':
+      return new TabularEngine(spec.vocabSize);
+  }
+}
