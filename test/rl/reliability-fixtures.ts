@@ -3,7 +3,7 @@
 import { parseConfig } from '../../src/config/load.ts';
 import type { MarftConfig } from '../../src/config/schema.ts';
 import { isTimingKey, type StepMetrics } from '../../src/rl/metrics.ts';
-import { buildRun } from '../../src/rl/run-setup.ts';
+import { buildRun } from '../../src/run/setup.ts';
 import { train, type TrainOptions, type TrainResult } from '../../src/rl/trainer.ts';
 
 type Tree = Record<string, unknown>;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import '../../src/tasks/index.ts';
 import { loadConfig } from '../../src/config/load.ts';
-import { buildRun } from '../../src/rl/run-setup.ts';
+import { buildRun } from '../../src/run/setup.ts';
 import { train } from '../../src/rl/trainer.ts';
 import { evaluatePolicies } from '../../src/rl/evaluate.ts';
 import { loadDataset } from '../../src/env/datasets/index.ts';

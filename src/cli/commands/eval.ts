@@ -10,7 +10,7 @@ import { latestCheckpoint, loadCheckpoint, readCheckpointState } from '../../rl/
 import { configDifferences, fixedReason } from '../../rl/config-change.ts';
 import type { MarftConfig } from '../../config/schema.ts';
 import { basePolicies, evaluatePolicies } from '../../rl/evaluate.ts';
-import { buildRun } from '../../rl/run-setup.ts';
+import { buildRun } from '../../run/setup.ts';
 import { planFor } from '../../rl/trainer.ts';
 
 export const summary = 'score a checkpoint on held-out problems (CONFIG --checkpoint DIR [--base])';

@@ -11,7 +11,7 @@ import type { MarftConfig } from '../../config/schema.ts';
 import { latestCheckpoint, writeFileAtomic } from '../../rl/checkpoint.ts';
 import { stderrNotice } from '../../rl/notice.ts';
 import { acquireRunLock, type RunLock } from '../../rl/run-lock.ts';
-import { buildRun } from '../../rl/run-setup.ts';
+import { buildRun } from '../../run/setup.ts';
 import { train } from '../../rl/trainer.ts';
 
 export const summary = 'train a multi-agent system with MARFT (CONFIG --run-dir DIR, or --resume DIR)';

@@ -17,12 +17,12 @@ import type { Engine } from '../engine/types.ts';
 import { openEngine, type EngineSpec } from '../engine/index.ts';
 import type { MarftConfig } from '../config/schema.ts';
 import { ConfigError } from '../config/schema-dsl.ts';
-import { tempPath } from './atomic-write.ts';
-import { removeLeftovers } from './leftovers.ts';
-import { manifestProblem, writeManifest } from './manifest.ts';
-import { stderrNotice, type Notice } from './notice.ts';
-import { registeredTasks, taskFactory, type TaskBundle } from './task.ts';
-import './toy-tasks.ts';
+import { tempPath } from '../rl/atomic-write.ts';
+import { removeLeftovers } from '../rl/leftovers.ts';
+import { manifestProblem, writeManifest } from '../rl/manifest.ts';
+import { stderrNotice, type Notice } from '../rl/notice.ts';
+import { registeredTasks, taskFactory, type TaskBundle } from '../rl/task.ts';
+import '../rl/toy-tasks.ts';
 import '../tasks/index.ts';
 
 export interface RunObjects {
