@@ -1,6 +1,9 @@
-// Algorithms by name (the `algorithm` key of a configuration).
+// Algorithms by name (the `algorithm` key of a configuration): one file each. Its keys are exactly
+// src/config/choices.ts's ALGORITHMS (the Record type and test/algorithms/registry.test.ts hold them equal).
 import type { AlgorithmName } from '../config/schema.ts';
+import { grpo } from './grpo.ts';
 import { ippo } from './ippo.ts';
+import { magrpo } from './magrpo.ts';
 import { marftAction } from './marft-action.ts';
 import { marftOutcome } from './marft-outcome.ts';
 import { marftToken } from './marft-token.ts';
@@ -11,6 +14,8 @@ export const ALGORITHM_REGISTRY: Record<AlgorithmName, Algorithm> = {
   'marft-token': marftToken,
   ippo,
   'marft-outcome': marftOutcome,
+  grpo,
+  magrpo,
 };
 
 export type { Algorithm, AlgorithmPlan, CreditLevel } from './types.ts';

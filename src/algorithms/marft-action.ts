@@ -3,13 +3,13 @@
 // critic reading the joint state of the step; the team reward once per step, at its last action;
 // GAE across agents then environment steps, so each agent's advantage is its share of the joint
 // advantage; shared or per-agent policy adapters.
-import { centralisedCritic, policyAdapters, type Algorithm } from './types.ts';
+import { centralisedCritic, policyAdapters, ppoWithCritic, type Algorithm } from './types.ts';
 
 export const marftAction: Algorithm = {
   name: 'marft-action',
   summary: 'action-level MARFT: predecessor-conditioned PPO with a centralised critic',
   plan: (agents, config) => ({
-    level: 'action',
+    ...ppoWithCritic('action', config),
     policies: policyAdapters(agents, config.policy.parameterSharing),
     critics: centralisedCritic(agents),
     chain: 'joint',

@@ -2,13 +2,13 @@
 // action-level optimisation with the reward at the end: the episode's outcome (its score, not a
 // sum of per-action rewards) is the reward of its final action, and action-level GAE carries the
 // credit back through the agents and steps.
-import { centralisedCritic, policyAdapters, type Algorithm } from './types.ts';
+import { centralisedCritic, policyAdapters, ppoWithCritic, type Algorithm } from './types.ts';
 
 export const marftOutcome: Algorithm = {
   name: 'marft-outcome',
   summary: 'trajectory-level MARFT: the outcome reward at the last action, action-level PPO',
   plan: (agents, config) => ({
-    level: 'action',
+    ...ppoWithCritic('action', config),
     policies: policyAdapters(agents, config.policy.parameterSharing),
     critics: centralisedCritic(agents),
     chain: 'joint',

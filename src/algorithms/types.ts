@@ -1,18 +1,33 @@
-// An algorithm is a small composition: which adapters act for which agents, which critic values
-// which agent's state, how credit flows (jointly across agents then steps, or per agent), at what
-// level the PPO ratio is taken, and where the reward sits. The loop in src/rl/trainer.ts runs them all.
+// An algorithm is a small composition, chosen by name (src/algorithms/index.ts):
+//   sampling     one episode per problem draw, or G episodes per problem forming a group (EpisodeGroup)
+//   policies     which adapter acts for (and learns from the samples of) which agent
+//   critics      which critic values which agent's state, or null: no critic at all
+//   reward       where rewards enter the credit chain
+//   advantage    the advantage estimator, by name (src/rl/estimators/index.ts)
+//   policyLoss   the policy objective, by name (src/rl/losses/policy-objectives.ts)
+//   level        whether the objective's unit is an agent action or a generated token
+// plus the knobs an algorithm's authors fix (batch whitening, running reward scale, KL term).
+// The loop in src/rl/trainer.ts runs them all; docs/algorithms.md describes each algorithm.
 import type { MarftConfig } from '../config/schema.ts';
+import type { AdvantageEstimatorName } from '../rl/estimators/index.ts';
+import type { PolicyLossName } from '../rl/losses/policy-objectives.ts';
 
 export type CreditLevel = 'action' | 'token';
 
 export interface AlgorithmPlan {
-  /** One PPO unit per agent action, or per generated token. */
+  /**
+   * independent: every episode stands alone (rollout.rolloutsPerPrompt may still repeat problems);
+   * group: the rollout.rolloutsPerPrompt episodes of one problem in one step form an EpisodeGroup
+   * (src/rl/episode-groups.ts) that the estimator compares them within (at least 2 are required).
+   */
+  sampling: 'independent' | 'group';
+  /** One objective unit per agent action, or per generated token. */
   level: CreditLevel;
   /** Policy adapter of each agent. */
   policies: Record<string, string>;
-  /** Critic of each agent (the same centralised critic for all, or one per agent). */
-  critics: Record<string, string>;
-  /** joint: the GAE chain runs across agents then environment steps (MARFT); per-agent: one chain per agent (IPPO). */
+  /** Critic of each agent (the same centralised critic for all, or one per agent); null: no critic is created, scored or trained. */
+  critics: Record<string, string> | null;
+  /** joint: one credit chain per episode across agents then steps (MARFT); per-agent: one chain per agent (IPPO). */
   chain: 'joint' | 'per-agent';
   /**
    * Where rewards enter the credit chain (spec section 3):
@@ -25,6 +40,16 @@ export interface AlgorithmPlan {
   reward: 'step-end' | 'broadcast' | 'outcome';
   /** What the critic reads: the joint state of the step (centralised) or the acting agent's own prompt. */
   criticInput: 'joint' | 'own';
+  /** Advantage estimator (src/rl/estimators/index.ts). */
+  advantage: AdvantageEstimatorName;
+  /** Policy objective (src/rl/losses/policy-objectives.ts). */
+  policyLoss: PolicyLossName;
+  /** Divide credited rewards by the running return deviation (advantage.normaliseRewards for MARFT and IPPO). */
+  scaleRewards: boolean;
+  /** Whiten the advantages over the units being updated (advantage.normaliseAdvantages for MARFT and IPPO). */
+  whitenAdvantages: boolean;
+  /** Add the KL penalty against the frozen base when actor.klCoef > 0 (false: never, whatever klCoef says). */
+  kl: boolean;
 }
 
 export interface Algorithm {
@@ -40,4 +65,17 @@ export function policyAdapters(agents: readonly string[], shared: boolean): Reco
 
 export function centralisedCritic(agents: readonly string[]): Record<string, string> {
   return Object.fromEntries(agents.map((a) => [a, 'critic']));
+}
+
+/** What every PPO-with-critic algorithm of the MARFT family shares: GAE at its level, PPO-clip, the configured normalisations. */
+export function ppoWithCritic(level: CreditLevel, config: MarftConfig): Pick<AlgorithmPlan, 'sampling' | 'level' | 'advantage' | 'policyLoss' | 'scaleRewards' | 'whitenAdvantages' | 'kl'> {
+  return {
+    sampling: 'independent',
+    level,
+    advantage: level === 'action' ? 'gae-action' : 'gae-token',
+    policyLoss: 'ppo-clip',
+    scaleRewards: config.advantage.normaliseRewards,
+    whitenAdvantages: config.advantage.normaliseAdvantages,
+    kl: true,
+  };
 }

@@ -2,8 +2,8 @@
 // the rl modules that act on them import, so that src/config/ depends on nothing in src/rl/ (the
 // schema describes the settings; the trainer consumes them).
 
-/** `algorithm`: action-level MARFT, token-level MARFT, independent PPO, trajectory-level variant. */
-export const ALGORITHMS = ['marft-action', 'marft-token', 'ippo', 'marft-outcome'] as const;
+/** `algorithm`: action-level MARFT, token-level MARFT, independent PPO, trajectory-level variant, GRPO, MAGRPO (src/algorithms/index.ts). */
+export const ALGORITHMS = ['marft-action', 'marft-token', 'ippo', 'marft-outcome', 'grpo', 'magrpo'] as const;
 export type AlgorithmName = (typeof ALGORITHMS)[number];
 
 /** `actor.actionNormalisation`: an action's log-prob is the token sum, or divided by its token or word count. */
@@ -17,3 +17,7 @@ export type ValueLossKind = (typeof VALUE_LOSS_KINDS)[number];
 /** `*.optim.schedule`: learning-rate schedule after warmup. */
 export const SCHEDULE_KINDS = ['cosine', 'constant'] as const;
 export type ScheduleKind = (typeof SCHEDULE_KINDS)[number];
+
+/** `advantage.groupScale`: GRPO divides by the group's standard deviation, or only subtracts the mean. */
+export const GROUP_SCALES = ['std', 'none'] as const;
+export type GroupScale = (typeof GROUP_SCALES)[number];

@@ -1,7 +1,7 @@
 // The training configuration: every setting of spec section 4 is a key, with the App. B defaults.
 // docs/config.md is generated from this file (src/config/docs.ts); test/config checks it is current.
 import { ALL_LINEAR_MODULES, ENGINE_KINDS } from '../engine/types.ts';
-import { ACTION_NORMALISATIONS, ALGORITHMS, SCHEDULE_KINDS, VALUE_LOSS_KINDS } from './choices.ts';
+import { ACTION_NORMALISATIONS, ALGORITHMS, GROUP_SCALES, SCHEDULE_KINDS, VALUE_LOSS_KINDS } from './choices.ts';
 import { bool, int, num, numbers, obj, oneOf, record, someOf, str, type Bound, type Infer } from './schema-dsl.ts';
 
 /** Episodes of one step (or of one evaluation seed), which are held in memory together. */
@@ -45,7 +45,7 @@ const optimiser = (who: string, schedule: 'cosine' | 'constant', finalRatio: num
 export const configSchema = obj('a MARFT training run', {
   seed: int('run seed: every step derives its sampling seed from (seed, step)', 0, 0, BOUND.seed),
   algorithm: oneOf(
-    'marft-action: action-level MARFT (predecessor-conditioned PPO, centralised critic); marft-token: token-level MARFT; ippo: independent policy and critic per agent; marft-outcome: trajectory-level variant (outcome reward at the episode end)',
+    'marft-action: action-level MARFT (predecessor-conditioned PPO, centralised critic); marft-token: token-level MARFT; ippo: independent policy and critic per agent; marft-outcome: trajectory-level variant (outcome reward at the episode end); grpo: group-relative advantages over rollout.rolloutsPerPrompt episodes per problem, per role, no critic; magrpo: joint samples, return-to-go minus the group mean, REINFORCE, no critic (docs/algorithms.md)',
     ALGORITHMS,
     'marft-action',
   ),
@@ -102,6 +102,7 @@ export const configSchema = obj('a MARFT training run', {
     gammaToken: num('token level only: γ_w between the tokens of one action', 1.0, { min: 0, max: 1 }),
     normaliseRewards: bool('divide the credited rewards by the running standard deviation of the credit chains’ returns over the run (never shifted, so a zero reward stays zero)', true),
     normaliseAdvantages: bool('whiten the advantages over the units being updated in the step', true),
+    groupScale: oneOf('grpo only: std divides r − group mean by the group’s standard deviation (GRPO); none only subtracts the mean (the “no std” variant of Dr. GRPO)', GROUP_SCALES, 'std'),
     baseline: oneOf('critic: GAE reads the critic’s values; batch-mean: every old value is replaced by the batch’s mean value (an ablation that keeps the budget but drops the critic’s state dependence)', ['critic', 'batch-mean'] as const, 'critic'),
   }),
   rollout: obj('sampling of training episodes', {

@@ -1,13 +1,16 @@
-// The policy update of one training step: PPO-clip (decoupled, App. B) on action- or token-level
-// units, plus the k3 KL penalty against the frozen base, accumulated micro-batch by micro-batch
+// The policy update of one training step: the plan's policy objective (PPO-clip, decoupled as in
+// App. B, for MARFT; REINFORCE for MAGRPO; src/rl/losses/policy-objectives.ts) on action- or
+// token-level units, plus the k3 KL penalty against the frozen base when the plan keeps it,
+// accumulated micro-batch by micro-batch
 // (gradients handed to engine.backward as dL/dlogprob per token), then one AdamW step per
 // adapter per minibatch. Each adapter's loss is the mean over its own units, so a role's gradient
 // updates only its policy.
 import type { Engine } from '../engine/types.ts';
-import type { CreditLevel } from '../algorithms/types.ts';
+import type { AlgorithmPlan } from '../algorithms/types.ts';
 import type { MarftConfig } from '../config/schema.ts';
 import { actionLogprob, spreadActionGrad } from './action-normalisation.ts';
-import { KL_LOSSES, POLICY_LOSSES } from './registry.ts';
+import { KL_LOSSES } from './registry.ts';
+import { POLICY_LOSSES } from './losses/policy-objectives.ts';
 import { minibatches } from './minibatches.ts';
 import { deriveSeed } from '../rng.ts';
 import { groupBy, scoreActions } from './scoring.ts';
@@ -25,13 +28,17 @@ export interface ActorStats {
 
 const sequence = (a: TrainAction) => ({ tokens: a.tokens, scoreFrom: a.scoreFrom });
 
-export async function actorUpdate(engine: Engine, actions: TrainAction[], level: CreditLevel, config: MarftConfig, lr: number, seed: number): Promise<ActorStats> {
+export async function actorUpdate(engine: Engine, actions: TrainAction[], plan: Pick<AlgorithmPlan, 'level' | 'policyLoss' | 'kl'>, config: MarftConfig, lr: number, seed: number): Promise<ActorStats> {
   const { actor, train, rollout } = config;
+  const { level } = plan;
+  const objective = POLICY_LOSSES[plan.policyLoss];
+  const klCoef = plan.kl ? actor.klCoef : 0;
   const temperature = rollout.temperature > 0 ? rollout.temperature : 1;
   const passes = actor.epochs * actor.minibatches;
   // One pass over one minibatch: the update pass's own (detached) log-probs are the proximal ones,
   // so no separate recomputation pass is needed (the reference code's duplicate forward, spec section 4).
-  const separateProximal = actor.recomputeLogprobs && passes > 1;
+  // An objective without a proximal policy (REINFORCE) needs no such pass at all.
+  const separateProximal = objective.needsProximal && actor.recomputeLogprobs && passes > 1;
   if (separateProximal) {
     for (const [policy, group] of groupBy(actions, (a) => a.policy!)) {
       await scoreActions(engine, { kind: 'adapter', name: policy }, group, sequence, train.microBatchTokens, temperature, (a, lp) => (a.proximal_K = lp));
@@ -70,10 +77,7 @@ export async function actorUpdate(engine: Engine, actions: TrainAction[], level:
               }
             }
           });
-          const ppo = POLICY_LOSSES['ppo-clip']({
-            logprobs_N: lp, proximalLogprobs_N: prox, advantages_N: adv, weights_N: w, clipLow: actor.clipLow, clipHigh: actor.clipHigh,
-            behaviourLogprobs_N: actor.decoupled && actor.recomputeLogprobs ? behav : undefined, behaviourCap: actor.behaviourCap,
-          });
+          const ppo = objective.loss({ logprobs_N: lp, proximalLogprobs_N: prox, behaviourLogprobs_N: behav, advantages_N: adv, weights_N: w, actor });
           let u = 0;
           micro.forEach((a, b) => {
             if (level === 'action') {
@@ -88,9 +92,9 @@ export async function actorUpdate(engine: Engine, actions: TrainAction[], level:
           totals.iw += ppo.meanImportanceWeight * unitsHere;
           totals.capped += ppo.cappedFraction * unitsHere;
           totals.units += unitsHere;
-          if (actor.klCoef > 0) {
+          if (klCoef > 0) {
             micro.forEach((a, b) => {
-              const kl = KL_LOSSES[actor.klEstimator]({ logprobs_K: logprobs[b]!, refLogprobs_K: a.ref_K!, weights_K: new Float64Array(a.length).fill(tokenWeight), coef: actor.klCoef });
+              const kl = KL_LOSSES[actor.klEstimator]({ logprobs_K: logprobs[b]!, refLogprobs_K: a.ref_K!, weights_K: new Float64Array(a.length).fill(tokenWeight), coef: klCoef });
               totals.kl += kl.kl;
               for (let k = 0; k < a.length; k++) dLogprobs[b]![k]! += kl.dLogprobs_K[k]!;
             });

@@ -50,6 +50,9 @@ export function groupRelativeAdvantages(rewards_N: ArrayLike<number>, groupIds_N
   }
   const out = new Float64Array(rewards_N.length);
   for (const idx of members.values()) {
+    // A group whose rewards are all equal carries no signal: exactly 0, not the last-bit error of
+    // its floating-point mean divided by eps.
+    if (idx.every((i) => rewards_N[i] === rewards_N[idx[0]!])) continue;
     const { mean, std } = moments(idx.map((i) => rewards_N[i]!));
     for (const i of idx) out[i] = scaleByStd ? (rewards_N[i]! - mean) / (std + eps) : rewards_N[i]! - mean;
   }

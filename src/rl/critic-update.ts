@@ -25,7 +25,7 @@ export async function criticUpdate(engine: Engine, actions: TrainAction[], level
   const totals = { loss: 0, clip: 0, units: 0, gradNorm: 0, steps: 0 };
   for (let epoch = 0; epoch < critic.epochs; epoch++) {
     for (const mb of minibatches(actions, critic.minibatches, deriveSeed(seed, epoch))) {
-      for (const [name, group] of groupBy(mb, (a) => a.critic)) {
+      for (const [name, group] of groupBy(mb, (a) => a.critic!)) {
         const unitCount = group.reduce((s, a) => s + a.returns_K.length, 0);
         for (const micro of microBatches(group, (a) => criticRequest(a, level).tokens.length, train.microBatchTokens)) {
           const out = await engine.forward({ kind: 'critic', name }, micro.map((a) => criticRequest(a, level)), { retainGraph: true });

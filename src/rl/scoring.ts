@@ -32,7 +32,7 @@ export async function scoreActions(
 
 /** Old values of every action from its critic. */
 export async function fillValues(engine: Engine, actions: TrainAction[], level: CreditLevel, capTokens: number): Promise<void> {
-  for (const [critic, group] of groupBy(actions, (a) => a.critic)) {
+  for (const [critic, group] of groupBy(actions, (a) => a.critic!)) {
     await scoreActions(engine, { kind: 'critic', name: critic }, group, (a) => criticRequest(a, level), capTokens, 1, (a, _lp, values) => {
       if (!values) throw new Error(`critic '${critic}' returned no values`);
       a.values_K = values;

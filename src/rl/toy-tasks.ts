@@ -21,6 +21,7 @@ import { createEngine } from '../engine/index.ts';
 import type { Engine, ModelConfig } from '../engine/types.ts';
 import { policyTarget } from '../workflow/sampler.ts';
 import type { ActionRecord, Episode } from '../workflow/trajectory.ts';
+import { tagGroups } from './episode-groups.ts';
 import { deriveSeed, mulberry32 } from '../rng.ts';
 import { boolOption, intOption, numberOption, oneOfOption, optionError, rejectUnknown, type Options } from '../tasks/options.ts';
 import type { EvalRequest, RolloutRequest, Sampling, Task, TaskBundle } from './task.ts';
@@ -82,11 +83,13 @@ export function coordinationGame(options: Options = {}): TaskBundle {
     async rollout(engine: Engine, req: RolloutRequest) {
       const rng = mulberry32(deriveSeed(req.seed, 0));
       const secrets: number[] = [];
+      const problemIndex: number[] = [];
       for (let p = 0; p < req.batchSize; p++) {
         const s = Math.floor(rng() * K);
-        for (let g = 0; g < req.rolloutsPerPrompt; g++) secrets.push(s);
+        for (let g = 0; g < req.rolloutsPerPrompt; g++) secrets.push(s), problemIndex.push(p);
       }
-      return play(engine, secrets, req.seed, req.sampling, req.policies);
+      // The rolloutsPerPrompt episodes of the p-th secret drawn form one group (a secret drawn twice is two groups).
+      return tagGroups(await play(engine, secrets, req.seed, req.sampling, req.policies), problemIndex);
     },
     async evaluate(engine: Engine, req: EvalRequest) {
       // Evaluation episodes, not held-out ones: every secret, 16 times each (all the task has; `problems` caps it).
@@ -113,7 +116,11 @@ export function bandit(options: Options = {}): TaskBundle {
   };
   const task: Task = {
     agents: ['agent'],
-    rollout: (engine, req) => pull(engine, req.batchSize * req.rolloutsPerPrompt, req.seed, req.sampling, req.policies),
+    async rollout(engine, req) {
+      // One problem (the same prompt) drawn batchSize times; the rolloutsPerPrompt pulls of each draw form its group.
+      const problemIndex = Array.from({ length: req.batchSize * req.rolloutsPerPrompt }, (_, k) => Math.floor(k / req.rolloutsPerPrompt));
+      return tagGroups(await pull(engine, problemIndex.length, req.seed, req.sampling, req.policies), problemIndex);
+    },
     evaluate: (engine, req) => pull(engine, req.problems > 0 ? req.problems : 64, deriveSeed(req.seed, 7919), req.sampling, req.policies),
   };
   return { task, vocabSize: 2 + rewards.length, buildEngine: async (seed) => tinyDecoder(2 + rewards.length, hiddenSize, seed) };

@@ -7,8 +7,8 @@ import type { MarftConfig } from '../config/schema.ts';
 import type { Episode } from '../workflow/trajectory.ts';
 import { actionScale } from './action-normalisation.ts';
 import { normaliseBatch } from './batch-normalisation.ts';
-import { actionLevelGae } from './gae-action.ts';
-import { tokenLevelGae } from './gae-token.ts';
+import { creditChains } from './credit-chains.ts';
+import { ADVANTAGE_ESTIMATORS } from './estimators/index.ts';
 import { rewardScale, updateMoments, type RunningMoments } from './reward-scale.ts';
 
 export interface TrainAction {
@@ -18,7 +18,10 @@ export interface TrainAction {
   agent: string;
   /** Adapter trained on this action; null for an agent outside the plan (acting with a frozen policy). */
   policy: string | null;
-  critic: string;
+  /** Critic valuing this action's state; null when the plan has no critic. */
+  critic: string | null;
+  /** The episode's sampling group (Episode.group), null when the task gives none. */
+  group: string | null;
   /** prompt ++ action tokens; the action's log-probs start at scoreFrom. */
   tokens: number[];
   /** What the critic reads before the action: the joint state (centralised critic) or the agent's own prompt. */
@@ -34,7 +37,7 @@ export interface TrainAction {
   reward: number;
   /** Action normalisation factor (1, 1/L or 1/words). */
   scale: number;
-  /** Old critic values: [V(prompt)] at the action level, V before each action token at the token level. */
+  /** Old critic values: [V(prompt)] at the action level, V before each action token at the token level; empty without a critic. */
   values_K: Float32Array;
   /** Advantages and returns per unit: length 1 (action level) or L (token level). */
   advantages_K: Float64Array;
@@ -48,22 +51,24 @@ export interface TrainAction {
 /**
  * Flattens episodes in execution order; actions without tokens carry no gradient and are dropped.
  * Actions of agents outside the plan (frozen agents) stay in a joint credit chain, valued by the
- * centralised critic, but are never trained on; per-agent chains (IPPO) leave them out.
+ * centralised critic, but are never trained on; per-agent chains (IPPO) leave them out. A plan
+ * without a critic keeps every action (critic null).
  * Rewards are placed per the plan (src/algorithms/types.ts, `reward`): at the step level the team
  * credit goes to the last kept action of the step, so a step whose last agent produced nothing
  * still delivers its reward.
  */
 export function flattenEpisodes(episodes: Episode[], plan: AlgorithmPlan, config: MarftConfig): TrainAction[] {
   const out: TrainAction[] = [];
-  const sharedCritic = plan.chain === 'joint' ? Object.values(plan.critics)[0] : undefined;
+  const critics = plan.critics;
+  const sharedCritic = critics && plan.chain === 'joint' ? Object.values(critics)[0] : undefined;
   episodes.forEach((ep, e) => {
     const kept: TrainAction[] = [];
     for (const a of ep.actions) {
       if (a.actionTokens.length === 0) continue;
-      const critic = plan.critics[a.agent] ?? sharedCritic;
-      if (!critic) continue;
+      const critic = critics ? (critics[a.agent] ?? sharedCritic) : null;
+      if (critics && !critic) continue;
       kept.push({
-        episode: e, t: a.step, agentIndex: a.agentIndex, agent: a.agent, policy: plan.policies[a.agent] ?? null, critic,
+        episode: e, t: a.step, agentIndex: a.agentIndex, agent: a.agent, policy: plan.policies[a.agent] ?? null, critic: critic ?? null, group: ep.group ?? null,
         tokens: [...a.promptTokens, ...a.actionTokens], scoreFrom: a.promptTokens.length, length: a.actionTokens.length, text: a.text,
         criticTokens: plan.criticInput === 'joint' ? (a.criticTokens ?? a.promptTokens) : a.promptTokens,
         behaviour_K: Float32Array.from(a.behaviourLogprobs), rawReward: a.reward,
@@ -90,68 +95,16 @@ export function flattenEpisodes(episodes: Episode[], plan: AlgorithmPlan, config
  * after adding this batch's returns to the moments; returns the updated moments and the factor.
  */
 export function scaleRewards(actions: TrainAction[], plan: AlgorithmPlan, moments: RunningMoments): { moments: RunningMoments; scale: number } {
-  const returns = chains(actions, plan).map((chain) => chain.reduce((s, a) => s + a.reward, 0));
+  const returns = creditChains(actions, plan).map((chain) => chain.reduce((s, a) => s + a.reward, 0));
   const updated = updateMoments(moments, returns);
   const scale = rewardScale(updated);
   for (const a of actions) a.reward *= scale;
   return { moments: updated, scale };
 }
 
-/** Chains of actions that share one GAE recursion: a whole episode (joint) or one agent's actions of an episode. */
-function chains(actions: TrainAction[], plan: AlgorithmPlan): TrainAction[][] {
-  const byKey = new Map<string, TrainAction[]>();
-  for (const a of actions) {
-    const key = plan.chain === 'joint' ? `${a.episode}` : `${a.episode}/${a.agent}`;
-    let list = byKey.get(key);
-    if (!list) byKey.set(key, (list = []));
-    list.push(a);
-  }
-  return [...byKey.values()];
-}
-
-/** Groups a chain's actions by environment step, in execution order; done flags from the episode. */
-function bySteps(chain: TrainAction[], episodes: Episode[]): { steps: TrainAction[][]; dones_T: boolean[] } {
-  const steps: TrainAction[][] = [];
-  const dones_T: boolean[] = [];
-  for (const a of chain) {
-    if (steps.length === 0 || steps[steps.length - 1]![0]!.t !== a.t) {
-      steps.push([]);
-      dones_T.push(episodes[a.episode]!.steps.find((s) => s.t === a.t)?.done ?? true);
-    }
-    steps[steps.length - 1]!.push(a);
-  }
-  // An episode's last recorded step ends it (the runtime stops at termination or the horizon).
-  if (dones_T.length > 0) dones_T[dones_T.length - 1] = true;
-  return { steps, dones_T };
-}
-
-/** Fills advantages_K and returns_K from rewards and old values (spec section 4). */
+/** Fills advantages_K and returns_K with the plan's estimator (src/rl/estimators/index.ts). */
 export function assignCredit(actions: TrainAction[], episodes: Episode[], plan: AlgorithmPlan, config: MarftConfig): void {
-  const { gamma, lambda, gammaAgent, gammaToken } = config.advantage;
-  for (const chain of chains(actions, plan)) {
-    const { steps, dones_T } = bySteps(chain, episodes);
-    // Per-agent chains have one action per step: the agent-boundary discount never applies.
-    if (plan.level === 'action') {
-      const { advantages_TN, returns_TN } = actionLevelGae({
-        rewards_TN: steps.map((s) => s.map((a) => a.reward)),
-        values_TN: steps.map((s) => s.map((a) => a.values_K[0]!)),
-        dones_T, gamma, lambda, gammaAgent,
-      });
-      steps.forEach((s, t) => s.forEach((a, i) => {
-        a.advantages_K = Float64Array.of(advantages_TN[t]![i]!);
-        a.returns_K = Float64Array.of(returns_TN[t]![i]!);
-      }));
-    } else {
-      const { advantages_TN, returns_TN } = tokenLevelGae({
-        actions_TN: steps.map((s) => s.map((a) => ({ values_K: a.values_K, reward: a.reward }))),
-        dones_T, gammaStep: gamma, gammaToken, gammaAgent, lambda,
-      });
-      steps.forEach((s, t) => s.forEach((a, i) => {
-        a.advantages_K = advantages_TN[t]![i]!;
-        a.returns_K = returns_TN[t]![i]!;
-      }));
-    }
-  }
+  ADVANTAGE_ESTIMATORS[plan.advantage].assign(actions, { episodes, plan, config });
 }
 
 /** Whitens the advantages over every unit of the given actions (App. B): the trainer passes the units being updated. */

@@ -1,18 +1,23 @@
-// The MARFT training loop (spec section 4). One step:
+// The training loop of every algorithm plan (spec section 4; src/algorithms/). One step:
 //   1. rollouts of the current policies (seed derived from (run seed, step) only)
 //   2. flatten episodes into agent actions; rewards placed per the plan (joint chains: the team
 //      reward once per step, at its last action), scaled by the run's running return deviation
-//   3. old values from the critic(s) (the centralised critic reads the joint state); GAE (joint or
-//      per-agent, action or token level); advantages whitened over the units being updated
-//   4. after the critic warm-up: frozen-reference log-probs, then the PPO update of the active
-//      agents' adapters (all agents, or one per interval when updating agent by agent)
-//   5. the critic update (epochs × minibatches); metrics to RUN/metrics.jsonl (explained variance
-//      overall and per agent position); a checkpoint every `checkpointEvery` steps.
+//      when the plan says so
+//   3. with a critic: old values from the critic(s) (the centralised critic reads the joint
+//      state); the plan's advantage estimator by name (GAE for MARFT and IPPO, group-relative for
+//      GRPO, return-to-go minus the group mean for MAGRPO); advantages whitened over the units
+//      being updated when the plan says so
+//   4. after the critic warm-up: frozen-reference log-probs (when the plan keeps the KL term), then
+//      the plan's policy objective on the active agents' adapters (all agents, or one per interval
+//      when updating agent by agent)
+//   5. with a critic, the critic update (epochs × minibatches); metrics to RUN/metrics.jsonl
+//      (explained variance overall and per agent position); a checkpoint every `checkpointEvery` steps.
 // A run directory with a checkpoint resumes from it, continuing exactly as if never interrupted.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Engine, ValueHeadSpec } from '../engine/types.ts';
 import { ALGORITHM_REGISTRY, type AlgorithmPlan } from '../algorithms/index.ts';
+import { ADVANTAGE_ESTIMATORS } from './estimators/index.ts';
 import { ConfigError } from '../config/schema-dsl.ts';
 import type { MarftConfig } from '../config/schema.ts';
 import { actorUpdate, type ActorStats } from './actor-update.ts';
@@ -71,12 +76,23 @@ export interface TrainResult {
 
 export function planFor(config: MarftConfig, task: Task): AlgorithmPlan {
   const plan = ALGORITHM_REGISTRY[config.algorithm].plan(task.agents, config);
+  checkPlan(plan, config.algorithm);
+  if (plan.sampling === 'group' && config.rollout.rolloutsPerPrompt < 2) {
+    throw new ConfigError(`rollout.rolloutsPerPrompt: ${config.algorithm} compares the episodes of one problem with each other and needs at least 2 per problem (GRPO's G; the MAS-OPD runs use 4), got ${config.rollout.rolloutsPerPrompt}`);
+  }
   if (config.actor.agentByAgent && new Set(Object.values(plan.policies)).size < task.agents.length) {
     throw new ConfigError('actor.agentByAgent: cannot be combined with policy.parameterSharing (one shared adapter has no agents to take turns; set parameterSharing: false)');
   }
   return plan;
 }
 
+/** An algorithm file's plan must fit its estimator: a critic exactly when it reads values, groups when it compares within them, a level it fills. */
+export function checkPlan(plan: AlgorithmPlan, name: string): void {
+  const estimator = ADVANTAGE_ESTIMATORS[plan.advantage];
+  if (estimator.needsCritic !== (plan.critics !== null)) throw new Error(`algorithm '${name}': estimator '${plan.advantage}' ${estimator.needsCritic ? 'needs' : 'reads no'} critic, but the plan ${plan.critics ? 'creates one' : 'has none'}`);
+  if (estimator.needsGroups && plan.sampling !== 'group') throw new Error(`algorithm '${name}': estimator '${plan.advantage}' compares episode groups, but the plan samples independent episodes`);
+  if (!estimator.levels.includes(plan.level)) throw new Error(`algorithm '${name}': estimator '${plan.advantage}' does not fill ${plan.level}-level units`);
+}
 
 function criticSpec(config: MarftConfig): ValueHeadSpec {
   return config.critic.kind === 'mlp'
@@ -88,7 +104,7 @@ function criticSpec(config: MarftConfig): ValueHeadSpec {
 export async function createTrainables(engine: Engine, config: MarftConfig, plan: AlgorithmPlan): Promise<void> {
   const lora = { rank: config.policy.loraRank, alpha: config.policy.loraAlpha, targetModules: config.policy.targetModules };
   const adapters = [...new Set(Object.values(plan.policies))];
-  const critics = [...new Set(Object.values(plan.critics))];
+  const critics = [...new Set(Object.values(plan.critics ?? {}))];
   for (const [i, name] of adapters.entries()) await engine.createAdapter(name, lora, deriveSeed(config.seed, 1, i));
   for (const [i, name] of critics.entries()) await engine.createCritic(name, criticSpec(config), deriveSeed(config.seed, 2, i));
 }
@@ -139,52 +155,57 @@ async function trainStep(engine: Engine, task: Task, config: MarftConfig, plan: 
   m.response_length_mean = mean(actions.map((a) => a.length));
 
   let next = state;
-  if (config.advantage.normaliseRewards) {
+  if (plan.scaleRewards) {
     const scaled = scaleRewards(actions, plan, state.rewardMoments);
     next = { ...state, rewardMoments: scaled.moments };
     m.reward_scale = scaled.scale;
   }
-  await fillValues(engine, actions, plan.level, train.microBatchTokens);
-  if (config.advantage.baseline === 'batch-mean') replaceValuesByMean(actions);
+  const hasCritic = plan.critics !== null;
+  if (hasCritic) {
+    await fillValues(engine, actions, plan.level, train.microBatchTokens);
+    if (config.advantage.baseline === 'batch-mean') replaceValuesByMean(actions);
+  }
   assignCredit(actions, episodes, plan, config);
 
   const all = valueUnits(actions, plan);
   const adv = moments(actions.flatMap((a) => Array.from(a.advantages_K)));
   const ret = moments(all.returns);
-  Object.assign(m, {
-    advantage_mean: adv.mean, advantage_std: adv.std, return_mean: ret.mean, return_std: ret.std, value_mean: mean(all.values),
-    explained_variance: finiteOrNull(explainedVariance(all.values, all.returns)),
-  });
-  // Per agent position in the step (0 = acts first): whether the critic values each agent's state.
-  const positions = [...new Set(actions.map((a) => a.agentIndex))].sort((a, b) => a - b);
-  for (const pos of positions) {
-    const units = valueUnits(actions.filter((a) => a.agentIndex === pos), plan);
-    m[`explained_variance/pos${pos}`] = finiteOrNull(explainedVariance(units.values, units.returns));
+  Object.assign(m, { advantage_mean: adv.mean, advantage_std: adv.std, return_mean: ret.mean, return_std: ret.std });
+  if (hasCritic) {
+    Object.assign(m, { value_mean: mean(all.values), explained_variance: finiteOrNull(explainedVariance(all.values, all.returns)) });
+    // Per agent position in the step (0 = acts first): whether the critic values each agent's state.
+    const positions = [...new Set(actions.map((a) => a.agentIndex))].sort((a, b) => a - b);
+    for (const pos of positions) {
+      const units = valueUnits(actions.filter((a) => a.agentIndex === pos), plan);
+      m[`explained_variance/pos${pos}`] = finiteOrNull(explainedVariance(units.values, units.returns));
+    }
+  } else {
+    Object.assign(m, { value_mean: null, explained_variance: null });
   }
 
   const actorLr = learningRate(config.actor.optim, Math.max(0, step - critic.warmupSteps), Math.max(1, train.steps - critic.warmupSteps));
   const criticLr = learningRate(critic.optim, step, train.steps);
   m.lr_actor = step >= critic.warmupSteps ? actorLr : 0;
-  m.lr_critic = criticLr;
+  m.lr_critic = hasCritic ? criticLr : null;
 
   let actorStats: ActorStats | null = null;
   if (step >= critic.warmupSteps) {
     const active = activeAgent(config, task.agents, step);
     if (active) m.active_agent = active;
     const updated = actions.filter((a) => a.policy !== null && (!active || a.agent === active));
-    if (config.advantage.normaliseAdvantages) normaliseAdvantages(updated);
-    if (config.actor.klCoef > 0) {
+    if (plan.whitenAdvantages) normaliseAdvantages(updated);
+    if (plan.kl && config.actor.klCoef > 0) {
       await scoreActions(engine, { kind: 'base' }, updated, (a) => ({ tokens: a.tokens, scoreFrom: a.scoreFrom }), train.microBatchTokens, rollout.temperature > 0 ? rollout.temperature : 1, (a, lp) => (a.ref_K = lp));
     }
-    actorStats = await actorUpdate(engine, updated, plan.level, config, actorLr, deriveSeed(seed, 3));
+    actorStats = await actorUpdate(engine, updated, plan, config, actorLr, deriveSeed(seed, 3));
   }
-  const criticStats = await criticUpdate(engine, actions, plan.level, config, criticLr, deriveSeed(seed, 4));
+  const criticStats = hasCritic ? await criticUpdate(engine, actions, plan.level, config, criticLr, deriveSeed(seed, 4)) : null;
 
   Object.assign(m, {
     policy_loss: actorStats?.policyLoss ?? null, kl: actorStats?.kl ?? null, clip_fraction: actorStats?.clipFraction ?? null,
     importance_weight_mean: actorStats?.importanceWeight ?? null, importance_capped_fraction: actorStats?.cappedFraction ?? null,
     grad_norm_actor: actorStats?.gradNorm ?? null,
-    value_loss: criticStats.valueLoss, value_clip_fraction: criticStats.valueClipFraction, grad_norm_critic: criticStats.gradNorm,
+    value_loss: criticStats?.valueLoss ?? null, value_clip_fraction: criticStats?.valueClipFraction ?? null, grad_norm_critic: criticStats?.gradNorm ?? null,
   });
   const seconds = (performance.now() - started) / 1000;
   const generated = actions.reduce((s, a) => s + a.length, 0);
@@ -195,6 +216,7 @@ async function trainStep(engine: Engine, task: Task, config: MarftConfig, plan: 
 /** The progress line's note: reward, value loss, and the critic's explained variance per agent position. */
 function progressNote(m: StepMetrics): string {
   const ev = Object.keys(m).filter((k) => k.startsWith('explained_variance/pos')).map((k) => (m[k] === null ? '-' : Number(m[k]).toFixed(2)));
+  if (m.value_loss === null || m.value_loss === undefined) return `score ${Number(m.score_mean).toFixed(3)}`;
   return `score ${Number(m.score_mean).toFixed(3)} vloss ${Number(m.value_loss).toFixed(4)} ev ${ev.join('/')}`;
 }
 
@@ -210,7 +232,7 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
     await cleanRunFolder(runDir, notice);
     const log = new MetricsLog(join(runDir, 'metrics.jsonl'));
     const adapters = [...new Set(Object.values(plan.policies))];
-    const critics = [...new Set(Object.values(plan.critics))];
+    const critics = [...new Set(Object.values(plan.critics ?? {}))];
     const trainables = { adapters, critics };
 
     let start = 0;

@@ -16,6 +16,7 @@ import type { Engine } from '../engine/types.ts';
 import { envFactory, roleRewardWeights, DEFAULT_ROLE_REWARD_WEIGHTS, type EnvOptions, type ProgramRunner, type RoleRewardWeights } from '../env/index.ts';
 import type { Problem } from '../env/datasets/index.ts';
 import { deriveSeed } from '../rng.ts';
+import { tagGroups } from '../rl/episode-groups.ts';
 import type { EvalRequest, RolloutRequest, Sampling, Task, TaskBundle, TaskContext } from '../rl/task.ts';
 import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts';
 import { engineSampler, rollout, withPolicies, BASE_POLICY, type ActionSampler, type Episode, type RewardAssignment, type TaskEnv, type Workflow } from '../workflow/index.ts';
@@ -85,7 +86,9 @@ export class WorkflowTask implements Task {
   async rollout(engine: Engine, req: RolloutRequest): Promise<Episode[]> {
     const chosen = stepProblems(this.problems.train, req.batchSize, problemSeed(req.seed, req.step));
     const problems = chosen.flatMap((p) => Array.from({ length: req.rolloutsPerPrompt }, () => p));
-    return this.play(engine, problems, req.policies, req.sampling, req.seed);
+    // The rolloutsPerPrompt episodes of the i-th problem chosen form one group (GRPO-family algorithms compare within it).
+    const problemIndex = chosen.flatMap((_, i) => Array.from({ length: req.rolloutsPerPrompt }, () => i));
+    return tagGroups(await this.play(engine, problems, req.policies, req.sampling, req.seed), problemIndex);
   }
 
   async evaluate(engine: Engine, req: EvalRequest): Promise<Episode[]> {
@@ -95,7 +98,7 @@ export class WorkflowTask implements Task {
 
   /** A model and a tokenizer that do not belong together would sample garbage silently. */
   private checkTokenizer(engine: Engine): void {
-    const model = engine.config.vocabSize;
+    const model = engine.info.vocabSize;
     const own = this.tokenizer.vocabSize;
     if (model < own) throw new TaskOptionError(`the model's vocabulary (${model}) is smaller than the tokenizer's (${own}): task.options.tokenizer must name the model's own tokenizer`);
     if (this.options.tokenizer === 'char' && !this.deps.tokenizer && model !== own) {

@@ -55,6 +55,13 @@ export interface StepRecord {
 
 export interface Episode {
   problemId: string;
+  /**
+   * The sampling group: every episode the task drew for one problem in one training step carries
+   * the same key (set by the task where it repeats the problem rolloutsPerPrompt times), so
+   * group-relative estimators compare exactly those (src/rl/episode-groups.ts). problemId alone
+   * cannot serve: a step may draw the same problem twice, as two groups.
+   */
+  group?: string;
   /** Every agent action in execution order: step-major, then agentIndex. */
   actions: ActionRecord[];
   steps: StepRecord[];

@@ -28,6 +28,7 @@
 import type { Engine } from '../../engine/types.ts';
 import { deriveSeed, mulberry32 } from '../../rng.ts';
 import { intOption, numberOption, oneOfOption, optionError, rejectUnknown, type Options } from '../options.ts';
+import { tagGroups } from '../../rl/episode-groups.ts';
 import type { EvalRequest, RolloutRequest, Sampling, Task, TaskBundle } from '../../rl/task.ts';
 import { registerTask } from '../../rl/task.ts';
 import { tinyDecoder } from '../../rl/toy-tasks.ts';
@@ -135,11 +136,13 @@ export function relayGame(options: Options = {}): TaskBundle {
     async rollout(engine: Engine, req: RolloutRequest) {
       const rng = mulberry32(deriveSeed(req.seed, 0));
       const secrets: number[] = [];
+      const problemIndex: number[] = [];
       for (let p = 0; p < req.batchSize; p++) {
         const s = Math.floor(rng() * K);
-        for (let g = 0; g < req.rolloutsPerPrompt; g++) secrets.push(s);
+        for (let g = 0; g < req.rolloutsPerPrompt; g++) secrets.push(s), problemIndex.push(p);
       }
-      return play(engine, secrets, req.seed, req.sampling, req.policies);
+      // The rolloutsPerPrompt episodes of the p-th secret drawn form one group (a secret drawn twice is two groups).
+      return tagGroups(await play(engine, secrets, req.seed, req.sampling, req.policies), problemIndex);
     },
     async evaluate(engine: Engine, req: EvalRequest) {
       // Evaluation episodes, not held-out ones: every secret 16 times (`problems` caps it), the

@@ -1,0 +1,28 @@
+// GRPO (Shao et al., DeepSeekMath): G episodes per problem; each response's advantage is its
+// reward relative to its group, (r − mean)/(std + eps), or r − mean with advantage.groupScale:
+// none (the "no std" variant of Dr. GRPO), the same for every token; token-level PPO-clip; no
+// critic; the KL term against the frozen base when actor.klCoef > 0. Which row of the MAS-OPD
+// tables it is depends on the task's workflow: single-agent (SA+ST+GRPO), single-agent revising
+// over turns (SA+MT+GRPO), or a multi-agent workflow (MAS+GRPO: each role compared with its own
+// responses to the same problem, its adapter updated from them).
+import { policyAdapters, type Algorithm } from './types.ts';
+
+export const grpo: Algorithm = {
+  name: 'grpo',
+  summary: 'GRPO: group-relative advantages over G episodes per problem, per role and turn; token-level PPO-clip; no critic',
+  plan: (agents, config) => ({
+    sampling: 'group',
+    level: 'token',
+    policies: policyAdapters(agents, config.policy.parameterSharing),
+    critics: null,
+    chain: 'per-agent',
+    reward: 'broadcast',
+    criticInput: 'own',
+    advantage: config.advantage.groupScale === 'std' ? 'group-relative' : 'group-relative-no-std',
+    policyLoss: 'ppo-clip',
+    // The group statistics are GRPO's normalisation: no running reward scale, no batch whitening on top.
+    scaleRewards: false,
+    whitenAdvantages: false,
+    kl: true,
+  }),
+};

@@ -1,0 +1,27 @@
+// MAGRPO (Liu et al., "LLM Collaboration with Multi-Agent Reinforcement Learning"): G aligned
+// joint samples per problem (the i-th episode's actions are the i-th joint sample); the turn's
+// joint reward; Monte-Carlo return-to-go with γ across turns; advantage = return − the node's
+// mean return (no std), shared by every agent of the joint sample; REINFORCE (−A·log π of the
+// whole response: action-level units, log-prob per actor.actionNormalisation); no critic, no
+// clipping, no KL; an independent policy per agent whatever policy.parameterSharing says.
+import { policyAdapters, type Algorithm } from './types.ts';
+
+export const magrpo: Algorithm = {
+  name: 'magrpo',
+  summary: 'MAGRPO: aligned joint samples, return-to-go minus the group mean shared by the agents, REINFORCE, independent policies',
+  plan: (agents) => ({
+    sampling: 'group',
+    level: 'action',
+    policies: policyAdapters(agents, false),
+    critics: null,
+    chain: 'joint',
+    // The team reward once per turn (plus role-local rewards): their sum is the turn's joint reward.
+    reward: 'step-end',
+    criticInput: 'joint',
+    advantage: 'return-to-go-group-mean',
+    policyLoss: 'policy-gradient',
+    scaleRewards: false,
+    whitenAdvantages: false,
+    kl: false,
+  }),
+};

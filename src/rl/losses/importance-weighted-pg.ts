@@ -1,0 +1,37 @@
+// Importance-weighted policy gradient: REINFORCE on samples from a behaviour policy μ, each unit
+// weighted by the truncated ratio c_i = min(π/μ, cap) held constant (no clipping, no proximal
+// policy). On-policy (π = μ) it is exactly ./policy-gradient.ts.
+//
+//   c_i   = min(exp(logprobs_N[i] − behaviourLogprobs_N[i]), cap)        (stop-gradient)
+//   loss  = −Σ_i weights_N[i] · c_i · A_i · logprobs_N[i]
+//   dloss/dlogprobs_N[i] = −weights_N[i] · c_i · A_i
+
+export interface ImportanceWeightedPgInput {
+  logprobs_N: ArrayLike<number>;
+  behaviourLogprobs_N: ArrayLike<number>;
+  advantages_N: ArrayLike<number>;
+  weights_N: ArrayLike<number>;
+  cap: number;
+}
+
+export function importanceWeightedPgLoss(input: ImportanceWeightedPgInput): { loss: number; dLogprobs_N: Float64Array; meanImportanceWeight: number; cappedFraction: number } {
+  const { logprobs_N, behaviourLogprobs_N, advantages_N, weights_N, cap } = input;
+  const dLogprobs_N = new Float64Array(logprobs_N.length);
+  let loss = 0;
+  let iwSum = 0;
+  let capped = 0;
+  let weightSum = 0;
+  for (let i = 0; i < logprobs_N.length; i++) {
+    const w = weights_N[i]!;
+    if (w === 0) continue;
+    const raw = Math.exp(logprobs_N[i]! - behaviourLogprobs_N[i]!);
+    const c = Math.min(raw, cap);
+    if (raw >= cap) capped += w;
+    loss -= w * c * advantages_N[i]! * logprobs_N[i]!;
+    dLogprobs_N[i] = -w * c * advantages_N[i]!;
+    iwSum += w * c;
+    weightSum += w;
+  }
+  const norm = weightSum > 0 ? weightSum : 1;
+  return { loss, dLogprobs_N, meanImportanceWeight: weightSum > 0 ? iwSum / norm : 1, cappedFraction: capped / norm };
+}
