@@ -111,7 +111,7 @@ async function main(): Promise<void> {
   const torchAvailable = withTorch && existsSync(join(repoRoot, '.venv-oracle/bin/python'));
   if (withTorch && !torchAvailable) console.log('no .venv-oracle: PyTorch side skipped (run scripts/setup.sh)');
   const full = createEngine(cfg, { seed: 1 });
-  full.setBaseTrainable(true);
+  await full.setBaseTrainable(true);
   const lora = createEngine(cfg, { seed: 1 });
   await lora.createAdapter('a', { rank: 8, alpha: 16, targetModules: [...ALL_LINEAR_MODULES] }, 1);
   const torch = torchAvailable ? new TorchWorker() : null;

@@ -52,7 +52,7 @@ export async function pretrain(
   const losses: number[] = [];
   const start = performance.now();
   let tokens = 0;
-  engine.setBaseTrainable(true);
+  await engine.setBaseTrainable(true);
   try {
     for (let step = 0; step < config.steps; step++) {
       const problems = Array.from({ length: config.problemsPerStep }, () => rng.pick(train));
@@ -73,7 +73,7 @@ export async function pretrain(
       onProgress?.({ step: step + 1, steps: config.steps, loss: -sum / scored, tokensPerSecond: tokens / ((performance.now() - start) / 1000) });
     }
   } finally {
-    engine.setBaseTrainable(false);
+    await engine.setBaseTrainable(false);
   }
   return { losses, seconds: (performance.now() - start) / 1000, tokens };
 }

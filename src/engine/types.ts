@@ -147,8 +147,42 @@ export interface OptimResult {
   gradNorm: number;
 }
 
-/** The engine: all tensor work. Every method may be served remotely, hence async. */
-export interface Engine {
+/** What callers need to know of a model: enough to build prompts and check requests, whatever serves it. */
+export interface ModelInfo {
+  vocabSize: number;
+  /** Longest sequence (prompt + generated tokens) the model takes. */
+  contextLength: number;
+  bosTokenId: number | null;
+  /** Token ids that end a generation. */
+  eosTokenIds: number[];
+}
+
+/** The model's own distribution, or a policy adapter over it: what sampling and scoring run through. */
+export type PolicyTarget = Extract<Target, { kind: 'base' } | { kind: 'adapter' }>;
+
+export interface ScoreOptions {
+  /** Log-probs are of softmax(logits / temperature); 0 or 1 means unscaled. */
+  temperature?: number;
+}
+
+/**
+ * What a caller that only samples and scores needs (prompt-only baselines, evaluation, a teacher):
+ * served by every engine, including one that only reaches a model over HTTP (src/engine/openai/).
+ */
+export interface SamplingEngine {
+  readonly info: ModelInfo;
+  sample(target: PolicyTarget, prompts: number[][], params: SampleParams): Promise<SampleResult[]>;
+  /** Per-token log-probs of the given tokens, as ForwardOutput.logprobs (no graph is kept). */
+  score(target: PolicyTarget, batch: ScoreRequest[], options?: ScoreOptions): Promise<Float32Array[]>;
+  dispose(): Promise<void>;
+}
+
+/** An engine that also trains: adapters, critics, forward with a retained graph, backward, AdamW, state files. */
+export interface TrainingEngine extends SamplingEngine {
+  /**
+   * The decoder's every hyper-parameter. Callers should read `info` instead (what they need of the
+   * model); this stays for the embedded and torch engines' own code and tests that check shapes.
+   */
   readonly config: ModelConfig;
 
   createAdapter(name: string, lora: LoraConfig, seed: number): Promise<void>;
@@ -156,14 +190,14 @@ export interface Engine {
   loadAdapter(name: string, dir: string): Promise<void>;
   saveAdapter(name: string, dir: string): Promise<void>;
   deleteAdapter(name: string): Promise<void>;
-  listAdapters(): string[];
+  listAdapters(): Promise<string[]>;
 
   createCritic(name: string, spec: ValueHeadSpec, seed: number): Promise<void>;
   loadCritic(name: string, dir: string): Promise<void>;
   saveCritic(name: string, dir: string): Promise<void>;
 
   /** Full-parameter training of the base (small models trained from scratch). */
-  setBaseTrainable(trainable: boolean): void;
+  setBaseTrainable(trainable: boolean): Promise<void>;
   /** Hugging Face model folder (config.json, model.safetensors, generation_config.json). */
   saveBase(dir: string): Promise<void>;
 
@@ -177,6 +211,12 @@ export interface Engine {
   /** Optimiser moments and step count, so a resumed run continues exactly. */
   saveOptimizerState(trainable: Trainable, file: string): Promise<void>;
   loadOptimizerState(trainable: Trainable, file: string): Promise<void>;
+}
 
-  dispose(): Promise<void>;
+/** The trainer's engine (every training engine). Every method may be served remotely, hence async. */
+export type Engine = TrainingEngine;
+
+/** ModelInfo of a decoder's configuration. */
+export function modelInfo(config: ModelConfig): ModelInfo {
+  return { vocabSize: config.vocabSize, contextLength: config.maxPositionEmbeddings, bosTokenId: config.bosTokenId, eosTokenIds: [...config.eosTokenIds] };
 }

@@ -71,11 +71,11 @@ export async function opdRollout(engine: Engine, tokenizer: Tokenizer, workflow:
 }
 
 export async function trainOpd(o: OpdTrainOptions): Promise<OpdTrainResult> {
-  assertSameTokenizer(o.tokenizer, o.teacherTokenizer ?? o.tokenizer, o.teacher.config.vocabSize);
+  assertSameTokenizer(o.tokenizer, o.teacherTokenizer ?? o.tokenizer, o.teacher.info.vocabSize);
   const { workflow, adapters } = studentWorkflow(o.task.workflow);
   const roles = Object.keys(adapters);
   for (const [i, role] of roles.entries()) {
-    if (!o.student.listAdapters().includes(adapters[role]!)) {
+    if (!(await o.student.listAdapters()).includes(adapters[role]!)) {
       await o.student.createAdapter(adapters[role]!, { rank: o.settings.lora.rank, alpha: o.settings.lora.alpha, targetModules: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] }, deriveSeed(o.seed, 1, i));
     }
   }

@@ -67,7 +67,7 @@ export async function assertFolderFinite(dir: string): Promise<void> {
  * probe does not reach; its metrics and its save path catch the same states.)
  */
 export async function nonFiniteParameters(engine: Engine, adapters: readonly string[], critics: readonly string[]): Promise<string | null> {
-  const probe = [{ tokens: [0, Math.min(1, engine.config.vocabSize - 1)], scoreFrom: 1 }];
+  const probe = [{ tokens: [0, Math.min(1, engine.info.vocabSize - 1)], scoreFrom: 1 }];
   for (const name of adapters) {
     const out = await engine.forward({ kind: 'adapter', name }, probe);
     if (out.logprobs?.some((lp) => firstNonFinite(lp) >= 0)) return `the policy adapter '${name}'`;

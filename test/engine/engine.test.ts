@@ -106,7 +106,7 @@ test('scoring from later tokens (rows gathered and scattered) gives the gradient
   const weights = tokens.map((t) => Float32Array.from({ length: t.length - 3 }, (_, k) => Math.sin(k + t.length)));
   const gradsOf = async (scoreFrom: number): Promise<number[]> => {
     const e = engine(6);
-    e.setBaseTrainable(true);
+    await e.setBaseTrainable(true);
     const f = await e.forward({ kind: 'base' }, tokens.map((t) => ({ tokens: t, scoreFrom })), { retainGraph: true });
     const dLogprobs = weights.map((w) => (scoreFrom === 1 ? Float32Array.from([0, 0, ...w]) : w));
     await e.backward(f.handle!, { dLogprobs });
@@ -149,7 +149,7 @@ test('several adapters over one base are independent; deleting one keeps the oth
   const e = engine(6);
   await e.createAdapter('x', lora, 1);
   await e.createAdapter('a', lora, 2);
-  assert.deepEqual(e.listAdapters().sort(), ['a', 'x']);
+  assert.deepEqual((await e.listAdapters()).sort(), ['a', 'x']);
   const batch = [{ tokens: [1, 2, 3, 4, 5, 6], scoreFrom: 1 }];
   const base = await e.forward({ kind: 'base' }, batch);
   const x0 = await e.forward({ kind: 'adapter', name: 'x' }, batch);
@@ -162,14 +162,14 @@ test('several adapters over one base are independent; deleting one keeps the oth
   assert.deepEqual(x1.logprobs, x0.logprobs);
   assert.deepEqual(base1.logprobs, base.logprobs);
   await e.deleteAdapter('a');
-  assert.deepEqual(e.listAdapters(), ['x']);
+  assert.deepEqual(await e.listAdapters(), ['x']);
   await assert.rejects(e.forward({ kind: 'adapter', name: 'a' }, batch), /no adapter named 'a'/);
 });
 
 test('a tiny model trains from scratch with full-parameter training (createEngine + setBaseTrainable)', async () => {
   const tiny: ModelConfig = { ...cfg, architecture: 'llama', attentionBias: false, tieWordEmbeddings: false, vocabSize: 12 };
   const e = createEngine(tiny, { seed: 3 });
-  e.setBaseTrainable(true);
+  await e.setBaseTrainable(true);
   // Sequences counting up modulo 10 from a random start: fully predictable after the first token.
   const batch = Array.from({ length: 8 }, (_, b) => ({ tokens: Array.from({ length: 16 }, (_, i) => (b + i) % 10), scoreFrom: 1 }));
   const nll = (lps: Float32Array[]): number => -lps.reduce((a, lp) => a + lp.reduce((x, y) => x + y, 0), 0) / lps.reduce((a, lp) => a + lp.length, 0);

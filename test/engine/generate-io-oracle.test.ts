@@ -45,7 +45,7 @@ before(async () => {
   }));
   await e.saveAdapter('mine', ourAdapter);
   const fresh = createEngine(savedCfg, { seed: 4 });
-  fresh.setBaseTrainable(true);
+  await fresh.setBaseTrainable(true);
   for (let step = 0; step < 3; step++) { // a few steps so no weight keeps its initial value
     const f = await fresh.forward({ kind: 'base' }, sequences.map((tokens) => ({ tokens, scoreFrom: 1 })), { retainGraph: true });
     await fresh.backward(f.handle!, { dLogprobs: f.logprobs!.map((lp) => lp.map(() => -1)) });

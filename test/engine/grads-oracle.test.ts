@@ -86,7 +86,7 @@ test('LoRA A/B gradients match PEFT + torch autograd within 1e-4 relative (qwen3
 for (const arch of ['qwen2', 'qwen3'] as const) {
   test(`full-parameter gradients match torch autograd within 1e-4 relative (${arch}${arch === 'qwen2' ? ', tied, biases' : ', q/k norms'})`, { skip: skipWithoutVenv }, async () => {
     const e = load(checkpointDir(arch));
-    e.setBaseTrainable(true);
+    await e.setBaseTrainable(true);
     const f = await e.forward({ kind: 'base' }, requests, { retainGraph: true });
     await e.backward(f.handle!, { dLogprobs: dl });
     const ref = readSafetensors(outs.get(`full-${arch}.safetensors`)!);

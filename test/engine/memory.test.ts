@@ -22,7 +22,7 @@ const gc = runInNewContext('gc') as () => void;
 test('1,000 training steps: resident memory and heap flat after warm-up', { skip: long ? false : 'long test (MARFT_LONG_TESTS=0)' }, async () => {
   const e = createEngine(cfg, { seed: 1 });
   await e.createAdapter('a', { rank: 4, alpha: 8, targetModules: [...ALL_LINEAR_MODULES] }, 1);
-  e.setBaseTrainable(true);
+  await e.setBaseTrainable(true);
   const batch = Array.from({ length: 4 }, (_, b) => ({ tokens: Array.from({ length: 24 }, (_, i) => (b * 7 + i * 3) % 64), scoreFrom: 4 }));
   const optim = { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, maxGradNorm: 1 };
   const measure = (): { rss: number; heap: number } => {

@@ -20,7 +20,7 @@ const cfg = { architecture: 'qwen2', vocabSize: 300, hiddenSize: 96, intermediat
   numKeyValueHeads: 2, headDim: 24, rmsNormEps: 1e-6, ropeTheta: 10000, maxPositionEmbeddings: 256, tieWordEmbeddings: false,
   attentionBias: true, qkNorm: false, bosTokenId: null, eosTokenIds: [] };
 const e = createEngine(cfg, { seed: 3 });
-e.setBaseTrainable(true);
+await e.setBaseTrainable(true);
 const batch = [0, 1, 2].map((b) => ({ tokens: Array.from({ length: 90 + 7 * b }, (_, i) => (b * 131 + i * 17 + ((i * i) % 13)) % 300), scoreFrom: 5 }));
 // With several threads, the first pass starts the pool's workers: wait for them, so that the passes
 // below run on them.

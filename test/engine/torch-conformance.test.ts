@@ -72,7 +72,7 @@ for (const arch of archs) {
     await both(engines, (e) => e.loadAdapter('p', adapterDir(arch)));
     await both(engines, (e) => e.createCritic('lc', { kind: 'lora-critic', lora: { rank: 3, alpha: 6, targetModules: ['q_proj', 'v_proj', 'down_proj'] } }, 5));
     await both(engines, (e) => e.createCritic('mlp', { kind: 'mlp', hidden: [16, 8] }, 6));
-    assert.deepEqual(tor.listAdapters(), ['p']);
+    assert.deepEqual(await tor.listAdapters(), ['p']);
 
     await t.test('log-probs of the base and of the adapter, at temperature 1 and 0.7', async () => {
       for (const target of [{ kind: 'base' }, { kind: 'adapter', name: 'p' }] as Target[]) {

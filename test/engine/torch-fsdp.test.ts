@@ -34,8 +34,8 @@ interface Run {
 async function run(nprocPerNode: number, dir: string): Promise<Run> {
   const e = await TorchEngine.load(checkpointDir('qwen2'), { ...torchTestOptions, nprocPerNode });
   try {
-    assert.equal(e.info.worldSize, nprocPerNode);
-    assert.equal(e.info.sharded, nprocPerNode > 1);
+    assert.equal(e.workerInfo.worldSize, nprocPerNode);
+    assert.equal(e.workerInfo.sharded, nprocPerNode > 1);
     await e.createAdapter('p', { rank: 4, alpha: 8, targetModules: ['q_proj', 'v_proj', 'down_proj'] }, 3);
     await e.createCritic('c', { kind: 'lora-critic', lora: { rank: 2, alpha: 4, targetModules: ['o_proj'] } }, 4);
     // Two graphs retained at once, then their backwards.
@@ -49,7 +49,7 @@ async function run(nprocPerNode: number, dir: string): Promise<Run> {
     const samples = await e.sample({ kind: 'adapter', name: 'p' }, prompts, { temperature: 0, topP: 1, topK: 0, maxNewTokens: 5, stopTokenIds: [], stopStrings: [], seed: 0 });
     const adapterFile = join(dir, `adapter-${nprocPerNode}`);
     await e.saveAdapter('p', adapterFile);
-    e.setBaseTrainable(true);
+    await e.setBaseTrainable(true);
     const fb = await e.forward({ kind: 'base' }, batch, { retainGraph: true });
     await e.backward(fb.handle!, { dLogprobs: weights });
     norms.push((await e.optimStep({ kind: 'base' }, optim)).gradNorm);

@@ -85,9 +85,9 @@ export async function run(args: string[]): Promise<number> {
 
 async function printLogprobs(engine: Engine, target: Target, input: string, temperature: number, withAdapter: boolean): Promise<void> {
   for await (const line of readInputLines(input)) {
-    const { tokens } = parseLine(line.text, line.number, engine.config.vocabSize);
-    if (tokens.length > engine.config.maxPositionEmbeddings) {
-      throw new UserError(`input line ${line.number}: ${tokens.length} tokens exceed the model's context of ${engine.config.maxPositionEmbeddings}`);
+    const { tokens } = parseLine(line.text, line.number, engine.info.vocabSize);
+    if (tokens.length > engine.info.contextLength) {
+      throw new UserError(`input line ${line.number}: ${tokens.length} tokens exceed the model's context of ${engine.info.contextLength}`);
     }
     const out = await engine.forward(target, [{ tokens, scoreFrom: 1 }], { temperature });
     const logprobs = Array.from(out.logprobs![0]!);

@@ -18,7 +18,7 @@ export const DEFAULT_SFT: Omit<SftConfig, 'steps'> = { lr: 3e-3, warmupRatio: 0.
 export async function sft(engine: Engine, batch: (step: number) => ScoreRequest[], config: SftConfig, onStep?: (step: number, loss: number) => void): Promise<number[]> {
   const schedule = { schedule: 'cosine' as const, lr: config.lr, warmupRatio: config.warmupRatio, finalRatio: config.finalRatio };
   const losses: number[] = [];
-  engine.setBaseTrainable(true);
+  await engine.setBaseTrainable(true);
   try {
     for (let step = 0; step < config.steps; step++) {
       const requests = batch(step);
@@ -33,7 +33,7 @@ export async function sft(engine: Engine, batch: (step: number) => ScoreRequest[
       onStep?.(step + 1, -sum / scored);
     }
   } finally {
-    engine.setBaseTrainable(false);
+    await engine.setBaseTrainable(false);
   }
   return losses;
 }

@@ -2,8 +2,9 @@
 // Checkpoint and adapter files are handled in engine-io.ts; this file holds the tensor work.
 import type {
   BackwardGrads, Engine, ForwardOptions, ForwardOutput, GraphHandle, LoraConfig, ModelConfig, OptimParams, OptimResult,
-  SampleParams, SampleResult, ScoreRequest, Target, Trainable, ValueHeadSpec,
+  ModelInfo, PolicyTarget, SampleParams, SampleResult, ScoreOptions, ScoreRequest, Target, Trainable, ValueHeadSpec,
 } from '../types.ts';
+import { modelInfo } from '../types.ts';
 import { DecoderModel, type HiddenPass } from './model.ts';
 import type { BaseWeights } from './weights.ts';
 import { namedParams, outputMatrix } from './weights.ts';
@@ -43,8 +44,11 @@ export class EmbeddedEngine implements Engine {
   private nextGraphId = 1;
   private optim = new Map<string, AdamState>();
 
+  readonly info: ModelInfo;
+
   constructor(readonly config: ModelConfig, weights: BaseWeights, protected options: EmbeddedEngineOptions = {}) {
     this.model = new DecoderModel(config, weights);
+    this.info = modelInfo(config);
   }
 
   // ---- adapters and critics -------------------------------------------------------------
@@ -76,7 +80,7 @@ export class EmbeddedEngine implements Engine {
     this.optim.delete(`adapter:${name}`);
   }
 
-  listAdapters(): string[] {
+  async listAdapters(): Promise<string[]> {
     return this.adapters.names();
   }
 
@@ -101,7 +105,7 @@ export class EmbeddedEngine implements Engine {
     saveCriticDir(this.getCritic(name), dir);
   }
 
-  setBaseTrainable(trainable: boolean): void {
+  async setBaseTrainable(trainable: boolean): Promise<void> {
     this.baseTrainable = trainable;
     if (!trainable) for (const [, p] of namedParams(this.model.weights)) p.grad = null;
   }
@@ -116,6 +120,10 @@ export class EmbeddedEngine implements Engine {
     if (target.kind === 'base') return null;
     if (target.kind === 'adapter') return this.getAdapter(target.name);
     return this.getCritic(target.name).lora;
+  }
+
+  async score(target: PolicyTarget, batch: ScoreRequest[], options: ScoreOptions = {}): Promise<Float32Array[]> {
+    return (await this.forward(target, batch, { temperature: options.temperature })).logprobs!;
   }
 
   async sample(target: Target, prompts: number[][], params: SampleParams): Promise<SampleResult[]> {

@@ -8,8 +8,9 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type {
   BackwardGrads, Engine, ForwardOptions, ForwardOutput, GraphHandle, LoraConfig, ModelConfig, OptimParams, OptimResult,
-  SampleParams, SampleResult, ScoreRequest, Target, Trainable, ValueHeadSpec,
+  ModelInfo, PolicyTarget, SampleParams, SampleResult, ScoreOptions, ScoreRequest, Target, Trainable, ValueHeadSpec,
 } from '../types.ts';
+import { modelInfo } from '../types.ts';
 import { firstNonFinite, NonFiniteStateError } from '../non-finite.ts';
 import { mulberry32, deriveSeed } from '../../rng.ts';
 
@@ -68,6 +69,7 @@ function tableFromJson(json: Record<string, number[]>, file: string): Map<string
 
 export class TabularEngine implements Engine {
   readonly config: ModelConfig;
+  readonly info: ModelInfo;
   private readonly adapters = new Map<string, Table>();
   private readonly critics = new Map<string, Table>();
   private readonly graphs = new Map<number, Graph>();
@@ -79,6 +81,7 @@ export class TabularEngine implements Engine {
       headDim: 0, rmsNormEps: 0, ropeTheta: 0, maxPositionEmbeddings: 1 << 20, tieWordEmbeddings: false, attentionBias: false, qkNorm: false,
       bosTokenId: null, eosTokenIds,
     };
+    this.info = modelInfo(this.config);
   }
 
   async createAdapter(name: string, _lora: LoraConfig, _seed: number): Promise<void> {
@@ -94,7 +97,7 @@ export class TabularEngine implements Engine {
   async deleteAdapter(name: string): Promise<void> {
     this.adapters.delete(name);
   }
-  listAdapters(): string[] {
+  async listAdapters(): Promise<string[]> {
     return [...this.adapters.keys()];
   }
   async createCritic(name: string, _spec: ValueHeadSpec, _seed: number): Promise<void> {
@@ -106,7 +109,7 @@ export class TabularEngine implements Engine {
   async saveCritic(name: string, dir: string): Promise<void> {
     await this.saveTable(this.table({ kind: 'critic', name }), join(dir, 'tabular_critic.json'), dir, `the critic '${name}'`);
   }
-  setBaseTrainable(trainable: boolean): void {
+  async setBaseTrainable(trainable: boolean): Promise<void> {
     if (trainable) throw new Error('the tabular engine has a fixed uniform base');
   }
   async saveBase(dir: string): Promise<void> {
@@ -133,6 +136,10 @@ export class TabularEngine implements Engine {
     for (let j = 0; j < logits.length; j++) z += p[j] = Math.exp(logits[j]! / t - max);
     for (let j = 0; j < p.length; j++) p[j]! /= z;
     return p;
+  }
+
+  async score(target: PolicyTarget, batch: ScoreRequest[], options: ScoreOptions = {}): Promise<Float32Array[]> {
+    return (await this.forward(target, batch, { temperature: options.temperature })).logprobs!;
   }
 
   async sample(target: Target, prompts: number[][], params: SampleParams): Promise<SampleResult[]> {

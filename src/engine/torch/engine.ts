@@ -5,12 +5,12 @@
 // reuse the embedded engine's readers and writers (PEFT adapters, critic folders, optimiser state), so
 // the two engines' files are the same bytes; new adapters and critics are initialised here with the
 // embedded engine's seeded initialisers, so the same seed gives the same starting weights in either
-// engine. The interface's synchronous methods (listAdapters, setBaseTrainable) work from state kept
-// here; commands reach the worker in call order, so a later call sees their effect.
+// engine. listAdapters answers from the names kept here (every put and delete goes through this side).
 import type {
   BackwardGrads, Engine, ForwardOptions, ForwardOutput, GraphHandle, LinearModule, LoraConfig, ModelConfig, OptimParams,
-  OptimResult, SampleParams, SampleResult, ScoreRequest, Target, Trainable, ValueHeadSpec,
+  ModelInfo, OptimResult, PolicyTarget, SampleParams, SampleResult, ScoreOptions, ScoreRequest, Target, Trainable, ValueHeadSpec,
 } from '../types.ts';
+import { modelInfo } from '../types.ts';
 import { readHfConfig } from '../embedded/hf-config.ts';
 import { createLora, type LoraAdapter } from '../embedded/lora.ts';
 import { createCritic, type Critic } from '../embedded/critic.ts';
@@ -53,9 +53,11 @@ interface CriticMsg {
 export class TorchEngine implements Engine {
   private adapters = new Set<string>();
   private critics = new Set<string>();
-  private deferred: Error | null = null;
+  readonly info: ModelInfo;
 
-  private constructor(readonly config: ModelConfig, private readonly worker: WorkerProcess, readonly info: TorchWorkerInfo, private readonly options: TorchEngineOptions) {}
+  private constructor(readonly config: ModelConfig, private readonly worker: WorkerProcess, readonly workerInfo: TorchWorkerInfo, private readonly options: TorchEngineOptions) {
+    this.info = modelInfo(config);
+  }
 
   /** Starts the worker group on a Hugging Face model folder and waits until every rank has loaded it. */
   static async load(modelDir: string, options: TorchEngineOptions = {}): Promise<TorchEngine> {
@@ -71,11 +73,6 @@ export class TorchEngine implements Engine {
 
   /** Runs a worker command (for tests and diagnostics: echo, info). */
   async command(cmd: string, args: Record<string, unknown> = {}): Promise<unknown> {
-    if (this.deferred) {
-      const e = this.deferred;
-      this.deferred = null;
-      throw e;
-    }
     return this.worker.call(cmd, args);
   }
 
@@ -99,7 +96,7 @@ export class TorchEngine implements Engine {
     this.adapters.delete(name);
   }
 
-  listAdapters(): string[] {
+  async listAdapters(): Promise<string[]> {
     return [...this.adapters];
   }
 
@@ -136,9 +133,8 @@ export class TorchEngine implements Engine {
 
   // ---- the base -------------------------------------------------------------------------
 
-  setBaseTrainable(trainable: boolean): void {
-    // Synchronous in the interface: sent now, its failure (if any) surfaces on the next call.
-    this.worker.call('setBaseTrainable', { trainable }).catch((e: Error) => { this.deferred ??= e; });
+  async setBaseTrainable(trainable: boolean): Promise<void> {
+    await this.command('setBaseTrainable', { trainable });
   }
 
   /** config.json, generation_config.json and model.safetensors, by transformers' save_pretrained. */
@@ -147,6 +143,10 @@ export class TorchEngine implements Engine {
   }
 
   // ---- sampling and scoring -------------------------------------------------------------
+
+  async score(target: PolicyTarget, batch: ScoreRequest[], options: ScoreOptions = {}): Promise<Float32Array[]> {
+    return (await this.forward(target, batch, { temperature: options.temperature })).logprobs!;
+  }
 
   async sample(target: Target, prompts: number[][], params: SampleParams): Promise<SampleResult[]> {
     if (params.stopStrings.length > 0 && !this.options.decode) throw new Error('stopStrings need a decode function (engine option `decode`)');

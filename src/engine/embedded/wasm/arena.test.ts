@@ -85,7 +85,7 @@ test('a retained forward holds arena blocks until its backward or releaseGraph r
     numKeyValueHeads: 4, headDim: 16, rmsNormEps: 1e-6, ropeTheta: 10000, maxPositionEmbeddings: 512, tieWordEmbeddings: false,
     attentionBias: false, qkNorm: false, bosTokenId: null, eosTokenIds: [] };
   const e = createEngine(cfg, { seed: 1 });
-  e.setBaseTrainable(true);
+  await e.setBaseTrainable(true);
   const batch = [{ tokens: Array.from({ length: 400 }, (_, i) => (i * 37) % 500), scoreFrom: 1 }];
   await e.forward({ kind: 'base' }, batch, {}); // warm-up: the attention scratch stays taken
   const before = arena.usage().liveBytes;
