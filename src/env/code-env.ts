@@ -77,6 +77,21 @@ export class CodeEnv implements TaskEnv {
     this.run = options.runProgram ?? defaultProgramRunner;
   }
 
+  /**
+   * An independent copy in the current state (branching samplers). The verdict caches are copied
+   * (their entries are results of deterministic judgements, so the copy may reuse them); the
+   * problem and options are read-only and shared.
+   */
+  clone(): CodeEnv {
+    const copy = new CodeEnv(this.problem, this.options);
+    for (const [k, v] of this.verdicts) copy.verdicts.set(k, v);
+    for (const [k, v] of this.reproductions) copy.reproductions.set(k, v);
+    copy.lastTeamReward = this.lastTeamReward;
+    copy.lastInfo = structuredClone(this.lastInfo);
+    copy.steps = this.steps;
+    return copy;
+  }
+
   /** Golden-test verdict of a program, computed once per distinct source. */
   private golden(program: string): Promise<CodeVerdict> {
     let v = this.verdicts.get(program);

@@ -67,6 +67,15 @@ export class MathEnv implements TaskEnv {
     this.run = options.runProgram ?? defaultProgramRunner;
   }
 
+  /** An independent copy in the current state (branching samplers); the problem and options are read-only and shared. */
+  clone(): MathEnv {
+    const copy = new MathEnv(this.problem, this.options);
+    copy.lastTeamReward = this.lastTeamReward;
+    copy.lastAnswers = structuredClone(this.lastAnswers);
+    copy.steps = this.steps;
+    return copy;
+  }
+
   /** The answer a text states: after "####" when present, else the extracted final answer. */
   static textAnswer(text: string): string | null {
     return extractHashAnswer(text) ?? extractAnswer(text);

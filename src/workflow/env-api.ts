@@ -49,4 +49,10 @@ export interface TaskEnv {
    * by self-consistency stopping (SA+MT). Without it, outputs are compared as trimmed text.
    */
   sameAnswer?(previous: string, current: string): boolean;
+  /**
+   * An independent copy of this environment in its current state (what it has seen, its last
+   * answers, its step count), for branching samplers that continue several copies of one episode
+   * (src/workflow/episode-state.ts). Mutating the copy must never change the original.
+   */
+  clone?(): TaskEnv;
 }

@@ -10,12 +10,13 @@ import type { SampleParams, SampleResult } from '../engine/types.ts';
 import type { ChatMessage, Tokenizer } from '../tokenizer/types.ts';
 import type { ActionRecord, Episode, StepRecord } from './trajectory.ts';
 import type { Agent } from './agent.ts';
-import type { AgentOutput, StepOutcome, TaskEnv } from './env-api.ts';
+import type { StepOutcome, TaskEnv } from './env-api.ts';
 import { predecessors, topologicalLevels, type Edge } from './graph.ts';
 import type { ActionSampler, SampleRequest } from './sampler.ts';
 import type { TurnRecord, Workflow } from './workflow.ts';
 import { WorkflowError } from './errors.ts';
 import { jointStateMessages, speakerLabels } from './joint-state.ts';
+import { EpisodeState, type StepPlan } from './episode-state.ts';
 
 export interface RewardAssignment {
   /**
@@ -71,38 +72,8 @@ export function validateWorkflow(workflow: Workflow): void {
   topologicalLevels(names, workflow.graph);
 }
 
-interface StepPlan {
-  levels: string[][];
-  preds: Map<string, Set<string>>;
-  edges: Edge[];
-}
-
-/** One episode's progress through the rounds. */
-class EpisodeRun {
-  readonly actions: ActionRecord[] = [];
-  readonly steps: StepRecord[] = [];
-  readonly history: TurnRecord[] = [];
-  readonly graphs: Edge[][] = [];
-  readonly observations: ChatMessage[][] = [];
-  orchestratorFallbacks = 0;
-  t = 0;
-  /** Waiting for the orchestrator's action (true) or running the levels of `plan`. */
-  orchestrating = false;
-  plan: StepPlan | undefined;
-  level = 0;
-  /** Outputs of the current step so far, in execution order. */
-  outputs: AgentOutput[] = [];
-  stepActionsFrom = 0;
-  done = false;
-
-  constructor(
-    readonly env: TaskEnv,
-    readonly episode: number,
-  ) {}
-}
-
 interface Pending {
-  run: EpisodeRun;
+  run: EpisodeState;
   agent: Agent;
   isOrchestrator: boolean;
   messages: ChatMessage[];
@@ -111,7 +82,20 @@ interface Pending {
 }
 
 export async function rollout(workflow: Workflow, envs: readonly TaskEnv[], options: RolloutOptions): Promise<Episode[]> {
+  return runEpisodes(workflow, envs.map((env, e) => new EpisodeState(env, e)), options);
+}
+
+/**
+ * Runs episodes from the given states to their ends: fresh ones (new EpisodeState(env, e)), or
+ * copies of one state (EpisodeState.copy(e)) that a branching sampler continues with different
+ * actions. Episode e of the result comes from the state whose `episode` is e; the states are
+ * advanced in place.
+ */
+export async function runEpisodes(workflow: Workflow, states: readonly EpisodeState[], options: RolloutOptions): Promise<Episode[]> {
   validateWorkflow(workflow);
+  const envs = states.map((s) => s.env);
+  if (states.some((s, e) => s.episode !== e)) throw new WorkflowError('runEpisodes: state k must have episode index k');
+  if (states.some((s) => s.done)) throw new WorkflowError('runEpisodes: a finished episode cannot be continued');
   const reward = { ...DEFAULT_REWARD_ASSIGNMENT, ...options.reward };
   const maxInFlight = Math.max(1, options.maxInFlight ?? envs.length);
   const names = workflow.agents.map((a) => a.name);
@@ -121,7 +105,7 @@ export async function rollout(workflow: Workflow, envs: readonly TaskEnv[], opti
   const criticView = options.criticView ?? true;
   const episodes: Episode[] = new Array(envs.length);
 
-  const beginStep = (run: EpisodeRun): void => {
+  const beginStep = (run: EpisodeState): void => {
     run.level = 0;
     run.outputs = [];
     run.stepActionsFrom = run.actions.length;
@@ -138,12 +122,13 @@ export async function rollout(workflow: Workflow, envs: readonly TaskEnv[], opti
 
   let next = 0;
   let round = 0;
-  const active: EpisodeRun[] = [];
+  const active: EpisodeState[] = [];
   const admit = () => {
     while (active.length < maxInFlight && next < envs.length) {
-      const run = new EpisodeRun(envs[next]!, next);
+      const run = states[next]!;
       next++;
-      beginStep(run);
+      // A fresh state starts its first step; a copy taken mid-episode continues where it stands.
+      if (run.plan === undefined && !run.orchestrating) beginStep(run);
       active.push(run);
     }
   };
@@ -200,7 +185,7 @@ export async function rollout(workflow: Workflow, envs: readonly TaskEnv[], opti
       if (!p.isOrchestrator) p.run.outputs.push({ agent: p.agent.name, role: p.agent.role, text: recorded[k]!.text });
     });
 
-    const stepEnded: EpisodeRun[] = [];
+    const stepEnded: EpisodeState[] = [];
     for (const run of active) {
       if (run.orchestrating) {
         run.orchestrating = false;
@@ -243,7 +228,7 @@ export async function rollout(workflow: Workflow, envs: readonly TaskEnv[], opti
   }
   return episodes;
 
-  function makePending(run: EpisodeRun, agent: Agent, isOrchestrator: boolean, messages: ChatMessage[]): Pending {
+  function makePending(run: EpisodeState, agent: Agent, isOrchestrator: boolean, messages: ChatMessage[]): Pending {
     const prompt = options.tokenizer.encodeChat(messages, { addGenerationPrompt: true });
     if (options.maxPromptTokens !== undefined && prompt.length > options.maxPromptTokens) {
       throw new Error(
@@ -263,7 +248,7 @@ export async function rollout(workflow: Workflow, envs: readonly TaskEnv[], opti
     };
   }
 
-  function finishStep(run: EpisodeRun, outcome: StepOutcome): void {
+  function finishStep(run: EpisodeState, outcome: StepOutcome): void {
     const stepActions = run.actions.slice(run.stepActionsFrom);
     const teamShare =
       reward.team === 'none' ? 0 : reward.team === 'split' ? outcome.teamReward / stepActions.length : outcome.teamReward;
