@@ -1,6 +1,7 @@
 // The demo's task for the MARFT trainer (src/rl/task.ts): two-step arithmetic solved by the
-// Planner → Solver workflow, run by the Flex-MG runtime. Registered as "arith-duo", so a training
-// configuration can name it too (task: {name: arith-duo, options: {...}}).
+// Planner → Solver workflow, run by the Flex-MG runtime. Registered as "arith-duo"
+// (src/run/task-registry.ts), so a training configuration can name it too
+// (task: {name: arith-duo, options: {...}}).
 //
 // Options:
 //   heldOut        problems set aside for evaluation, never trained on (default 1000)
@@ -10,7 +11,7 @@
 import { createEngine } from '../engine/index.ts';
 import type { Engine } from '../engine/types.ts';
 import { deriveSeed, Rng } from '../rng.ts';
-import { registerTask, type EvalRequest, type RolloutRequest, type Sampling, type Task, type TaskBundle } from '../rl/task.ts';
+import { type EvalRequest, type RolloutRequest, type Sampling, type Task, type TaskBundle } from '../rl/task.ts';
 import { engineSampler, rollout, type ActionSampler, type Episode } from '../workflow/index.ts';
 import { ArithEnv } from './arith-env.ts';
 import { DUO_AGENT_NAMES, type DuoAgentName, duoWorkflow } from './duo-workflow.ts';
@@ -105,5 +106,3 @@ export function arithDuo(raw: Record<string, unknown> = {}): TaskBundle {
   const task = new ArithDuoTask(options);
   return { task, vocabSize: demoTokenizer().vocabSize, buildEngine: async (seed) => (await buildPretrainedEngine(task, seed, options.pretrainSteps)).engine };
 }
-
-registerTask('arith-duo', arithDuo);

@@ -1,28 +1,23 @@
-// The demo's model: a tiny Qwen2-shaped decoder trained from scratch (../shared/docs/demo-notes.md:
-// hidden 128, 2 layers, 4 heads, about 0.4M parameters; hidden 64 was too small).
+// The demo's model: a tiny Qwen2-shaped decoder (src/engine/tiny-decoder.ts) trained from scratch:
+// hidden 128, 2 layers, 4 heads, about 0.4M parameters (hidden 64 was too small).
+import { tinyDecoderConfig } from '../engine/index.ts';
 import type { ModelConfig } from '../engine/types.ts';
 import type { CharTokenizer } from '../tokenizer/index.ts';
 
 export function demoModelConfig(tokenizer: CharTokenizer): ModelConfig {
-  return {
+  return tinyDecoderConfig({
     architecture: 'qwen2',
     vocabSize: tokenizer.vocabSize,
     hiddenSize: 128,
     intermediateSize: 384,
-    numHiddenLayers: 2,
-    numAttentionHeads: 4,
-    numKeyValueHeads: 4,
-    headDim: 32,
-    rmsNormEps: 1e-6,
-    ropeTheta: 10000,
+    layers: 2,
+    heads: 4,
+    kvHeads: 4,
     // The longest Solver sequence is about 40 tokens.
-    maxPositionEmbeddings: 128,
-    tieWordEmbeddings: true,
-    attentionBias: true,
-    qkNorm: false,
+    context: 128,
     bosTokenId: null,
     eosTokenIds: tokenizer.eosTokenIds,
-  };
+  });
 }
 
 /** Parameters of a Qwen2 decoder with this config (tied embeddings counted once). */

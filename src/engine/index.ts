@@ -8,6 +8,7 @@ import { openEngine } from './open.ts';
 export type * from './types.ts';
 export { ALL_LINEAR_MODULES } from './types.ts';
 export { NonFiniteStateError, firstNonFinite } from './non-finite.ts';
+export { tinyDecoderConfig, type TinyDecoderShape } from './tiny-decoder.ts';
 export type { EmbeddedEngineOptions } from './embedded/engine.ts';
 export type { TorchEngineOptions } from './torch/engine.ts';
 export { openEngine, ENGINE_KINDS, type EngineKind, type EngineSpec } from './open.ts';

@@ -1,7 +1,8 @@
 // What the trainer drives: a task owns its problems (train and held-out), its workflow of agents
 // and its environment, and turns policies into Episodes (src/workflow/trajectory.ts). The Flex-MG
 // runtime (src/workflow/rollout.ts) is one way to implement `rollout`; the toy tasks in
-// ./toy-tasks.ts implement it directly on token ids.
+// src/tasks/toy/ implement it directly on token ids. Configurations name tasks through
+// src/run/task-registry.ts; the trainer knows none by name.
 import type { Engine } from '../engine/types.ts';
 import type { Episode } from '../workflow/trajectory.ts';
 
@@ -57,18 +58,3 @@ export interface TaskContext {
 }
 
 export type TaskFactory = (options: Record<string, unknown>, context: TaskContext) => TaskBundle | Promise<TaskBundle>;
-
-const registry = new Map<string, TaskFactory>();
-
-/** Makes a task available to configuration files under `name`. */
-export function registerTask(name: string, factory: TaskFactory): void {
-  registry.set(name, factory);
-}
-
-export function taskFactory(name: string): TaskFactory | undefined {
-  return registry.get(name);
-}
-
-export function registeredTasks(): string[] {
-  return [...registry.keys()].sort();
-}

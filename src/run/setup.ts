@@ -1,4 +1,5 @@
-// From a validated configuration to the objects a run needs: the task (by registered name) and
+// From a validated configuration to the objects a run needs: the task (by its name in
+// ./task-registry.ts) and
 // the engine (the tabular engine, a Hugging Face model folder, the run's saved base, or a model the
 // task builds itself — which is then saved into the run folder so a resumed run or an evaluation
 // loads the identical base). Which engine opens the model is `model.engine`, mapped to an engine by
@@ -21,9 +22,8 @@ import { tempPath } from '../rl/atomic-write.ts';
 import { removeLeftovers } from '../rl/leftovers.ts';
 import { manifestProblem, writeManifest } from '../rl/manifest.ts';
 import { stderrNotice, type Notice } from '../rl/notice.ts';
-import { registeredTasks, taskFactory, type TaskBundle } from '../rl/task.ts';
-import '../rl/toy-tasks.ts';
-import '../tasks/index.ts';
+import type { TaskBundle } from '../rl/task.ts';
+import { registeredTasks, taskFactory } from './task-registry.ts';
 
 export interface RunObjects {
   bundle: TaskBundle;

@@ -1,8 +1,8 @@
-// A tiny random Qwen3-shaped decoder sized to a tokenizer: the model a workflow task builds when the
-// configuration names none (model.path = ""), and what scripts/make-tiny-model.ts saves as a
-// Hugging Face folder. It cannot solve GSM8K; it exists so that the whole path (real data, real
+// A tiny random Qwen3-shaped decoder (src/engine/tiny-decoder.ts) sized to a tokenizer: the model a
+// workflow task builds when the configuration names none (model.path = ""), and what
+// scripts/make-tiny-model.ts saves as a Hugging Face folder. It cannot solve GSM8K; it exists so that the whole path (real data, real
 // workflow, real verifier or sandbox, the trainer) runs end to end on 2 CPU cores.
-import { createEngine } from '../engine/index.ts';
+import { createEngine, tinyDecoderConfig } from '../engine/index.ts';
 import type { Engine, ModelConfig } from '../engine/types.ts';
 import { CharTokenizer, DEFAULT_ALPHABET } from '../tokenizer/index.ts';
 import type { Tokenizer } from '../tokenizer/types.ts';
@@ -27,24 +27,18 @@ export interface TinyModelShape {
 export const DEFAULT_TINY_SHAPE: TinyModelShape = { hiddenSize: 64, layers: 2, contextLength: 8192 };
 
 export function tinyModelConfig(tokenizer: Tokenizer, shape: TinyModelShape = DEFAULT_TINY_SHAPE): ModelConfig {
-  return {
+  return tinyDecoderConfig({
     architecture: 'qwen3',
     vocabSize: tokenizer.vocabSize,
     hiddenSize: shape.hiddenSize,
     intermediateSize: 2 * shape.hiddenSize,
-    numHiddenLayers: shape.layers,
-    numAttentionHeads: 4,
-    numKeyValueHeads: 2,
-    headDim: shape.hiddenSize / 4,
-    rmsNormEps: 1e-6,
-    ropeTheta: 10000,
-    maxPositionEmbeddings: shape.contextLength,
-    tieWordEmbeddings: true,
-    attentionBias: false,
-    qkNorm: true,
+    layers: shape.layers,
+    heads: 4,
+    kvHeads: 2,
+    context: shape.contextLength,
     bosTokenId: null,
     eosTokenIds: [...tokenizer.eosTokenIds],
-  };
+  });
 }
 
 export function tinyEngine(tokenizer: Tokenizer, shape: TinyModelShape, seed: number): Engine {

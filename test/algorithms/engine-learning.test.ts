@@ -11,7 +11,9 @@ import { parseConfig } from '../../src/config/load.ts';
 import type { Engine } from '../../src/engine/types.ts';
 import { isTimingKey } from '../../src/rl/metrics.ts';
 import { basePolicies, evaluatePolicies } from '../../src/rl/evaluate.ts';
-import { bandit, coordinationGame, tinyDecoder } from '../../src/rl/toy-tasks.ts';
+import { coordinationGame } from '../../src/tasks/toy/coordination-game.ts';
+import { bandit } from '../../src/tasks/toy/bandit.ts';
+import { toyDecoder } from '../../src/tasks/toy/toy-decoder.ts';
 import { train } from '../../src/rl/trainer.ts';
 import type { TaskBundle } from '../../src/rl/task.ts';
 
@@ -19,7 +21,7 @@ const long = process.env.MARFT_LONG_TESTS !== '0';
 const skip = !long && 'MARFT_LONG_TESTS=0';
 
 function tinyModel(vocabSize: number): Engine {
-  return tinyDecoder(vocabSize, 256, 5);
+  return toyDecoder(vocabSize, 256, 5);
 }
 
 function configFor(overrides: { algorithm?: string; sharing?: boolean; epochs?: number; lr?: number; steps: number; checkpointEvery?: number }) {

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { parseConfig } from '../../src/config/load.ts';
 import { basePolicies, evaluatePolicies } from '../../src/rl/evaluate.ts';
 import { TabularEngine } from '../../src/engine/tabular/engine.ts';
-import { bandit, coordinationGame } from '../../src/rl/toy-tasks.ts';
+import { coordinationGame } from '../../src/tasks/toy/coordination-game.ts';
+import { bandit } from '../../src/tasks/toy/bandit.ts';
 import { train } from '../../src/rl/trainer.ts';
 
 async function run(overrides: Record<string, unknown>, taskOptions: Record<string, unknown>, steps: number, which: 'coordination' | 'bandit' = 'coordination') {

@@ -9,7 +9,7 @@ import { parseConfig } from '../../src/config/load.ts';
 import type { BackwardGrads, GraphHandle, Target } from '../../src/engine/types.ts';
 import { TabularEngine } from '../../src/engine/tabular/engine.ts';
 import type { Task } from '../../src/rl/task.ts';
-import { coordinationGame } from '../../src/rl/toy-tasks.ts';
+import { coordinationGame } from '../../src/tasks/toy/coordination-game.ts';
 import { train } from '../../src/rl/trainer.ts';
 import type { Episode } from '../../src/workflow/trajectory.ts';
 

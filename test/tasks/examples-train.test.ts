@@ -8,7 +8,6 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import '../../src/tasks/index.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { buildRun } from '../../src/run/setup.ts';
 import { train } from '../../src/rl/trainer.ts';

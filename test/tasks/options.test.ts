@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { boolOption, intOption, numberOption, oneOfOption, rejectUnknown, stringOption, TaskOptionError } from '../../src/tasks/options.ts';
-import { bandit, coordinationGame } from '../../src/rl/toy-tasks.ts';
+import { coordinationGame } from '../../src/tasks/toy/coordination-game.ts';
+import { bandit } from '../../src/tasks/toy/bandit.ts';
 
 test('option readers return the fallback when absent and the value when valid', () => {
   assert.equal(intOption({}, 'n', 7, 1), 7);

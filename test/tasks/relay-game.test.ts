@@ -7,8 +7,7 @@ import { parseConfig } from '../../src/config/load.ts';
 import type { Engine, SampleParams, SampleResult, Target } from '../../src/engine/types.ts';
 import { planFor } from '../../src/rl/trainer.ts';
 import { flattenEpisodes } from '../../src/rl/train-batch.ts';
-import { taskFactory } from '../../src/rl/task.ts';
-import '../../src/rl/toy-tasks.ts';
+import { taskFactory } from '../../src/run/task-registry.ts';
 import { relayAgentNames, relayGame, relayTokens } from '../../src/tasks/toy/relay-game.ts';
 import type { Episode } from '../../src/workflow/trajectory.ts';
 
@@ -37,7 +36,7 @@ test('relay game: token layout, agent names, registration', () => {
   const bundle = relayGame({ agents: 5, symbols: 2 });
   assert.deepEqual(bundle.task.agents, ['agent1', 'agent2', 'agent3', 'agent4', 'agent5']);
   assert.equal(bundle.vocabSize, 1 + 5 + 2);
-  assert.ok(taskFactory('relay-game'), 'registered through src/rl/toy-tasks.ts');
+  assert.ok(taskFactory('relay-game'), 'registered in src/run/task-registry.ts');
 });
 
 test('relay game: a perfect relay always scores 1; each agent sees only its predecessor; the reward is broadcast to every action', async () => {

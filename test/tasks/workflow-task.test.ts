@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createWorkflowTask, WorkflowTask } from '../../src/tasks/index.ts';
-import { taskFactory } from '../../src/rl/task.ts';
+import { taskFactory } from '../../src/run/task-registry.ts';
 import { MathEnv } from '../../src/env/index.ts';
 import type { CodeProblem, MathProblem, Problem } from '../../src/env/datasets/index.ts';
 import { mathAnswersEqual } from '../../src/verify/math/index.ts';

@@ -27,13 +27,12 @@
 // generalisation.
 import type { Engine } from '../../engine/types.ts';
 import { deriveSeed, mulberry32 } from '../../rng.ts';
-import { intOption, numberOption, oneOfOption, optionError, rejectUnknown, type Options } from '../options.ts';
+import { intOption, numberOption, oneOfOption, rejectUnknown, type Options } from '../options.ts';
 import { tagGroups } from '../../rl/episode-groups.ts';
 import type { EvalRequest, RolloutRequest, Sampling, Task, TaskBundle } from '../../rl/task.ts';
-import { registerTask } from '../../rl/task.ts';
-import { tinyDecoder } from '../../rl/toy-tasks.ts';
 import { policyTarget } from '../../workflow/sampler.ts';
 import type { ActionRecord, Episode } from '../../workflow/trajectory.ts';
+import { hiddenSizeOption, toyDecoder } from './toy-decoder.ts';
 
 export const MIN_RELAY_AGENTS = 2;
 export const MAX_RELAY_AGENTS = 6;
@@ -71,9 +70,8 @@ export function parseRelayGameOptions(options: Options): RelayGameOptions & { hi
     symbols: intOption(options, 'symbols', 4, 1),
     noise: numberOption(options, 'noise', 0, 0, 1),
     criticView: oneOfOption(options, 'criticView', ['joint', 'own'] as const, 'joint'),
-    hiddenSize: intOption(options, 'hiddenSize', 256, 4),
+    hiddenSize: hiddenSizeOption(options),
   };
-  if (o.hiddenSize % 4 !== 0) throw optionError('hiddenSize', o.hiddenSize, 'a positive multiple of 4');
   rejectUnknown(options, RELAY_GAME_OPTIONS, 'relay-game');
   return o;
 }
@@ -151,7 +149,5 @@ export function relayGame(options: Options = {}): TaskBundle {
       return play(engine, req.problems > 0 ? all.slice(0, req.problems) : all, deriveSeed(req.seed, 7919), req.sampling, req.policies);
     },
   };
-  return { task, vocabSize: tok.vocabSize, buildEngine: async (seed) => tinyDecoder(tok.vocabSize, o.hiddenSize, seed) };
+  return { task, vocabSize: tok.vocabSize, buildEngine: async (seed) => toyDecoder(tok.vocabSize, o.hiddenSize, seed) };
 }
-
-registerTask('relay-game', relayGame);

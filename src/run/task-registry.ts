@@ -1,0 +1,36 @@
+// Every task a configuration can name, in one place: `task.name` → the factory that turns
+// `task.options` into a TaskBundle (src/rl/task.ts). Adding a task is one line here; no task file
+// registers itself when imported, so what `marft train`, `marft eval` and `marft demo` accept is the
+// same list whichever modules happened to load first.
+//
+// It sits with the run wiring, above both places tasks are defined: src/tasks (the workflow task,
+// the toy tasks) and src/demo (arith-duo, built from the demo's workflow, environment and model).
+// The trainer (src/rl) drives a Task and knows no names.
+import { arithDuo } from '../demo/arith-task.ts';
+import type { TaskFactory } from '../rl/task.ts';
+import { bandit } from '../tasks/toy/bandit.ts';
+import { coordinationGame } from '../tasks/toy/coordination-game.ts';
+import { relayGame } from '../tasks/toy/relay-game.ts';
+import { workflowTask } from '../tasks/workflow-task.ts';
+
+const tasks = new Map<string, TaskFactory>([
+  ['workflow', workflowTask],
+  ['coordination-game', coordinationGame],
+  ['bandit', bandit],
+  ['relay-game', relayGame],
+  ['arith-duo', arithDuo],
+]);
+
+/** Makes a task of one's own code available to configurations built in the same process (src/run/setup.ts). */
+export function registerTask(name: string, factory: TaskFactory): void {
+  if (tasks.has(name)) throw new Error(`task '${name}' is already registered`);
+  tasks.set(name, factory);
+}
+
+export function taskFactory(name: string): TaskFactory | undefined {
+  return tasks.get(name);
+}
+
+export function registeredTasks(): string[] {
+  return [...tasks.keys()].sort();
+}
