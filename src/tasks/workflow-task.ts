@@ -1,6 +1,6 @@
 // A trainer Task (src/rl/task.ts) built from real pieces: a dataset of src/env/datasets, a built-in
 // Flex-MG workflow (src/workflow/builtin), the maths or code environment (src/env) with its
-// verifier or sandbox, and the model's tokenizer. Registered as "workflow" (src/tasks/index.ts).
+// verifier or sandbox, and the model's tokenizer. Registered as "workflow" (src/run/task-registry.ts).
 //
 //   rollout(engine, {step, seed, batchSize, rolloutsPerPrompt, sampling, policies})
 //     batchSize training problems drawn from (seed, step) only (problem-source.ts), each played

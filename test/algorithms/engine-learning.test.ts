@@ -1,7 +1,8 @@
 // Learning tests on the real embedded engine: a tiny random Qwen3-shaped decoder built in the test
 // (hidden 256, 2 layers), LoRA policy adapters and a frozen-base + MLP critic, fixed seeds.
-// Coordination game (src/rl/toy-tasks.ts): the receiver must answer the sender's secret, which it
-// only sees through the sender's message; the sender gets a role-local reward 0.5 for stating it.
+// Coordination game (src/tasks/toy/coordination-game.ts): the receiver must answer the sender's
+// secret, which it only sees through the sender's message; the sender gets a role-local reward 0.5
+// for stating it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
