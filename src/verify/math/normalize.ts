@@ -45,6 +45,9 @@ const UNIT_WORDS = [
 ];
 const NUMBER_THEN_UNIT_RE = new RegExp(`^(-?[\\d.,]+(?:\\s*\\\\?%)?)\\s*(?:${UNIT_WORDS.join('|')})(?:\\^?\\{?[23]\\}?)?\\.?$`, 'i');
 
+const SPACING_RE = /(?<!\\)\\[,;:!>]|\\q?quad|\\(?:h|v)space\*?\{[^}]*\}|~/g;
+const SPACING_WITHOUT_HSPACE_RE = /(?<!\\)\\[,;:!>]|\\q?quad|~/g;
+
 /** True when the text is a plain number with thousands separators, e.g. 1,234,567.5 */
 const THOUSANDS_RE = /^-?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?$/;
 
@@ -57,8 +60,11 @@ export function normalizeAnswer(raw: string): NormalizedAnswer {
   s = s.replace(/\\displaystyle|\\limits/g, '');
   // Thousands separators written with LaTeX spacing or braces: 14{,}916, 11,\!111, 14 {, }916.
   s = s.replace(/(\d)\s*\{\s*,\s*\}\s*(?=\d{3}(?!\d))/g, '$1,').replace(/(\d),\\!\s*(?=\d{3}(?!\d))/g, '$1,');
-  // Spacing commands and tildes; "\ " (control space).
-  s = s.replace(/(?<!\\)\\[,;:!>]|\\q?quad|\\(?:h|v)space\*?\{[^}]*\}|~/g, ' ').replace(/(?<!\\)\\ /g, ' ');
+  // Spacing commands and tildes; "\ " (control space). An \hspace{..} needs a "}" after it, so the
+  // part after the last "}" is replaced without that alternative: each unclosed "\hspace{" there
+  // would search the rest of the text again (quadratic time) only to fail.
+  const lastClose = s.lastIndexOf('}') + 1;
+  s = (s.slice(0, lastClose).replace(SPACING_RE, ' ') + s.slice(lastClose).replace(SPACING_WITHOUT_HSPACE_RE, ' ')).replace(/(?<!\\)\\ /g, ' ');
   s = s.replace(/\\left(?![a-z])|\\right(?![a-z])|\\bigg?[lr]?(?![a-z])|\\Bigg?[lr]?(?![a-z])/g, '');
   s = s.replace(/\\[dtc]frac/g, '\\frac').replace(/\\dbinom|\\tbinom/g, '\\binom');
   // Malformed short fractions and roots: \frac12, \frac3{3}, \frac{1}2.
@@ -77,8 +83,10 @@ export function normalizeAnswer(raw: string): NormalizedAnswer {
     percent = true;
     s = s.replace(/\\?%|\s*\b(?:percent(?:age)?|pct)\b/g, '');
   }
-  // "1 \text{ and } 2", "x=1 or x=2", "(11,7)or(7,11)": several answers, separated like a list.
-  s = s.replace(/\\(?:text|mbox)\s*\{\s*(?:and|or)\s*\}/g, ',').replace(/\s+(?:and|or)\s+/g, ',').replace(/([)\]}])\s*(?:and|or)\s*(?=[([{])/g, '$1,');
+  // "1 \text{ and } 2", "x=1 or x=2", "(11,7)or(7,11)": several answers, separated like a list. A match
+  // starts where a run of spaces starts (what the leftmost match does anyway), so that a long run
+  // is not searched again from each of its spaces.
+  s = s.replace(/\\(?:text|mbox)\s*\{\s*(?:and|or)\s*\}/g, ',').replace(/(?<!\s)\s+(?:and|or)\s+/g, ',').replace(/([)\]}])\s*(?:and|or)\s*(?=[([{])/g, '$1,');
   // A "\text{...}" that holds a unit after a value is dropped; a text-only answer keeps its words.
   const withoutText = s.replace(/\\(?:text|mbox)\s*\{[^{}]*\}(?:\^\s*\{?[23]\}?)?/g, '').trim();
   if (withoutText !== '' && /[\d\\]/.test(withoutText) && !/^[,;=]|[,;=]$/.test(withoutText)) s = withoutText;
