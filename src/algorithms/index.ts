@@ -7,6 +7,7 @@ import { magrpo } from './magrpo.ts';
 import { marftAction } from './marft-action.ts';
 import { marftOutcome } from './marft-outcome.ts';
 import { marftToken } from './marft-token.ts';
+import { masOpd } from './mas-opd.ts';
 import type { Algorithm } from './types.ts';
 
 export const ALGORITHM_REGISTRY: Record<AlgorithmName, Algorithm> = {
@@ -16,6 +17,7 @@ export const ALGORITHM_REGISTRY: Record<AlgorithmName, Algorithm> = {
   'marft-outcome': marftOutcome,
   grpo,
   magrpo,
+  'mas-opd': masOpd,
 };
 
 export type { Algorithm, AlgorithmPlan, CreditLevel } from './types.ts';

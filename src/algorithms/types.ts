@@ -11,10 +11,17 @@
 import type { MarftConfig } from '../config/schema.ts';
 import type { AdvantageEstimatorName } from '../rl/estimators/index.ts';
 import type { PolicyLossName } from '../rl/losses/policy-objectives.ts';
+import type { Task } from '../rl/task.ts';
 
 export type CreditLevel = 'action' | 'token';
 
 export interface AlgorithmPlan {
+  /**
+   * Which step function of src/rl/trainer.ts trains it: 'rl' (absent: rollout, credit assignment,
+   * policy objective, as every field below describes) or 'mas-opd' (distillation from a teacher,
+   * src/opd/: only policies and critics (null) are read; the method's settings are the `opd` keys).
+   */
+  kind?: 'rl' | 'mas-opd';
   /**
    * independent: every episode stands alone (rollout.rolloutsPerPrompt may still repeat problems);
    * group: the rollout.rolloutsPerPrompt episodes of one problem in one step form an EpisodeGroup
@@ -55,7 +62,8 @@ export interface AlgorithmPlan {
 export interface Algorithm {
   readonly name: string;
   readonly summary: string;
-  plan(agents: readonly string[], config: MarftConfig): AlgorithmPlan;
+  /** `task`, when given, is the task the plan is for (MAS-OPD reads its agents' roles from it). */
+  plan(agents: readonly string[], config: MarftConfig, task?: Task): AlgorithmPlan;
 }
 
 /** Adapter names: one shared policy, or one per agent. */

@@ -2,8 +2,8 @@
 // the rl modules that act on them import, so that src/config/ depends on nothing in src/rl/ (the
 // schema describes the settings; the trainer consumes them).
 
-/** `algorithm`: action-level MARFT, token-level MARFT, independent PPO, trajectory-level variant, GRPO, MAGRPO (src/algorithms/index.ts). */
-export const ALGORITHMS = ['marft-action', 'marft-token', 'ippo', 'marft-outcome', 'grpo', 'magrpo'] as const;
+/** `algorithm`: action-level MARFT, token-level MARFT, independent PPO, trajectory-level variant, GRPO, MAGRPO, MAS-OPD (src/algorithms/index.ts). */
+export const ALGORITHMS = ['marft-action', 'marft-token', 'ippo', 'marft-outcome', 'grpo', 'magrpo', 'mas-opd'] as const;
 export type AlgorithmName = (typeof ALGORITHMS)[number];
 
 /** `actor.actionNormalisation`: an action's log-prob is the token sum, or divided by its token or word count. */
@@ -21,3 +21,10 @@ export type ScheduleKind = (typeof SCHEDULE_KINDS)[number];
 /** `advantage.groupScale`: GRPO divides by the group's standard deviation, or only subtracts the mean. */
 export const GROUP_SCALES = ['std', 'none'] as const;
 export type GroupScale = (typeof GROUP_SCALES)[number];
+
+/**
+ * `opd.roleLine`: which part of a student's first system message MAS-OPD's teacher context replaces
+ * with the role condition (src/opd/teacher-context.ts): its first sentence, its first line, or all of it.
+ */
+export const ROLE_LINE_RULES = ['first-sentence', 'first-line', 'system-message'] as const;
+export type RoleLineRule = (typeof ROLE_LINE_RULES)[number];

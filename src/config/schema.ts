@@ -1,7 +1,7 @@
 // The training configuration: every setting of spec section 4 is a key, with the App. B defaults.
 // docs/config.md is generated from this file (src/config/docs.ts); test/config checks it is current.
 import { ALL_LINEAR_MODULES, ENGINE_KINDS } from '../engine/types.ts';
-import { ACTION_NORMALISATIONS, ALGORITHMS, GROUP_SCALES, SCHEDULE_KINDS, VALUE_LOSS_KINDS } from './choices.ts';
+import { ACTION_NORMALISATIONS, ALGORITHMS, GROUP_SCALES, ROLE_LINE_RULES, SCHEDULE_KINDS, VALUE_LOSS_KINDS } from './choices.ts';
 import { bool, int, num, numbers, obj, oneOf, record, someOf, str, type Bound, type Infer } from './schema-dsl.ts';
 
 /** Episodes of one step (or of one evaluation seed), which are held in memory together. */
@@ -45,7 +45,7 @@ const optimiser = (who: string, schedule: 'cosine' | 'constant', finalRatio: num
 export const configSchema = obj('a MARFT training run', {
   seed: int('run seed: every step derives its sampling seed from (seed, step)', 0, 0, BOUND.seed),
   algorithm: oneOf(
-    'marft-action: action-level MARFT (predecessor-conditioned PPO, centralised critic); marft-token: token-level MARFT; ippo: independent policy and critic per agent; marft-outcome: trajectory-level variant (outcome reward at the episode end); grpo: group-relative advantages over rollout.rolloutsPerPrompt episodes per problem, per role, no critic; magrpo: joint samples, return-to-go minus the group mean, REINFORCE, no critic (docs/algorithms.md)',
+    'marft-action: action-level MARFT (predecessor-conditioned PPO, centralised critic); marft-token: token-level MARFT; ippo: independent policy and critic per agent; marft-outcome: trajectory-level variant (outcome reward at the episode end); grpo: group-relative advantages over rollout.rolloutsPerPrompt episodes per problem, per role, no critic; magrpo: joint samples, return-to-go minus the group mean, REINFORCE, no critic; mas-opd: on-policy distillation from the teacher model, one adapter per role, settings in opd (docs/algorithms.md; MAS-OPD: docs/mas-opd.md)',
     ALGORITHMS,
     'marft-action',
   ),
@@ -60,6 +60,22 @@ export const configSchema = obj('a MARFT training run', {
     device: oneOf('torch engine only: auto (CUDA when available), cpu or cuda', ['auto', 'cpu', 'cuda'] as const, 'auto'),
     processes: int('torch engine only: worker processes (devices) on this machine; more than 1 shards the base with FSDP2', 1, 1, BOUND.processes),
     threads: int("torch engine only: torch's CPU threads per worker process (0 = torch's default)", 0, 0, BOUND.threads),
+  }),
+  teacher: obj('mas-opd only: the frozen teacher that scores the students’ responses (docs/mas-opd.md)', {
+    path: str('Hugging Face model folder of the teacher, with tokenizer files; its tokenizer must be the students’ (a mismatch is refused)', ''),
+    engine: oneOf('engine that opens the teacher, as model.engine (the torch engine takes model.device, processes, threads and precision; tabular: a lookup table over the students’ vocabulary, for sanity checks, path unused)', ENGINE_KINDS, 'embedded'),
+  }),
+  opd: obj('mas-opd only: the method’s settings (the rest come from policy, actor.optim, rollout and train; docs/mas-opd.md)', {
+    lambda: num('λ of RAS: A = A_OPD + λ·A_role (the paper: 0.1; 0 turns RAS off and skips the contrasting teacher pass)', 0.1, { min: 0 }),
+    pac: bool('PAC: verdicts of the training-time verifier on the previous turn in the teacher’s context (tasks without verifier rules train without them, with a notice)', true),
+    roleLine: oneOf('which part of a student’s first system message the role condition replaces in the teacher’s context', ROLE_LINE_RULES, 'first-sentence'),
+    roleConditions: str('JSON file of role conditions and κ ({"conditions": {"<Role>": ["<paragraph 1>", "<paragraph 2>"]}, "contrast": {"<Role>": "<Role>"}}; roles it names replace the built-in ones; "" = the built-in table)', ''),
+    contrast: record('κ overrides after the file: {"<Role>": "<contrasting role>"} (the role whose condition scores the second RAS pass)'),
+    minibatchSize: int('episodes per minibatch: each step makes ceil(rollout.batchSize / minibatchSize) updates, one optimiser step per role each (the paper: 64 of 128)', 64, 1, BOUND.episodes),
+  }, (o) => {
+    // A record is free-form; κ maps role names to role names, so a wrong value is refused at load time.
+    const bad = Object.entries(o.contrast).find(([, v]) => typeof v !== 'string' || v === '');
+    return bad ? `contrast.${bad[0]}: got ${JSON.stringify(bad[1])}, expected a role name` : null;
   }),
   policy: obj('the agents’ policies', {
     parameterSharing: bool('true: one policy adapter for all agents (2 adapters with the critic); false: one per agent (n + 1)', true),

@@ -5,6 +5,7 @@
 // PAC verdict c^{t-1} on the previous turn, when there is one, closes the input, so it sits after the
 // record of turn t-1 and before the response of turn t. The student's messages are never changed.
 // Both RAS passes use this function with the same u and verdict and differ only in the condition.
+import type { RoleLineRule } from '../config/choices.ts';
 import type { ChatMessage } from '../tokenizer/types.ts';
 
 /**
@@ -13,8 +14,7 @@ import type { ChatMessage } from '../tokenizer/types.ts';
  *   'first-line'      its first line;
  *   'system-message'  all of it (templates whose system message is only the role).
  */
-export const ROLE_LINE_RULES = ['first-sentence', 'first-line', 'system-message'] as const;
-export type RoleLineRule = (typeof ROLE_LINE_RULES)[number];
+export { ROLE_LINE_RULES, type RoleLineRule } from '../config/choices.ts';
 
 /** The first system message split into its role line and the rest of the template. */
 export function splitRoleLine(content: string, rule: RoleLineRule): { roleLine: string; rest: string } {

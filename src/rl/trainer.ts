@@ -13,6 +13,8 @@
 //   5. with a critic, the critic update (epochs × minibatches); metrics to RUN/metrics.jsonl
 //      (explained variance overall and per agent position); a checkpoint every `checkpointEvery` steps.
 // A run directory with a checkpoint resumes from it, continuing exactly as if never interrupted.
+// That is the 'rl' step function; the plan's kind picks it or MAS-OPD's (src/opd/opd-run-step.ts)
+// from STEP_KINDS, and the loop around it (lock, resume, guards, checkpoints) is the same for both.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Engine, ValueHeadSpec } from '../engine/types.ts';
@@ -33,6 +35,8 @@ import { finiteCheckpoint, guardedStep, stepDivergence } from './step-guard.ts';
 import { deriveSeed } from '../rng.ts';
 import { learningRate } from './schedules.ts';
 import { INITIAL_TRAINER_STATE, type TrainerState } from './trainer-state.ts';
+import type { StepKind } from './step-function.ts';
+import { opdStepKind } from '../opd/opd-run-step.ts';
 import { fillValues, scoreActions } from './scoring.ts';
 import type { Task } from './task.ts';
 import { assignCredit, flattenEpisodes, normaliseAdvantages, scaleRewards, type TrainAction } from './train-batch.ts';
@@ -62,6 +66,8 @@ export interface TrainOptions {
    * into the folder, e.g. config.json); train() then neither takes nor releases it.
    */
   lock?: RunLock;
+  /** The frozen teacher of algorithm mas-opd (src/run/teacher.ts opens it from teacher.path). */
+  teacher?: Engine;
 }
 
 export interface TrainResult {
@@ -75,7 +81,7 @@ export interface TrainResult {
 }
 
 export function planFor(config: MarftConfig, task: Task): AlgorithmPlan {
-  const plan = ALGORITHM_REGISTRY[config.algorithm].plan(task.agents, config);
+  const plan = ALGORITHM_REGISTRY[config.algorithm].plan(task.agents, config, task);
   checkPlan(plan, config.algorithm);
   if (plan.sampling === 'group' && config.rollout.rolloutsPerPrompt < 2) {
     throw new ConfigError(`rollout.rolloutsPerPrompt: ${config.algorithm} compares the episodes of one problem with each other and needs at least 2 per problem (GRPO's G; the MAS-OPD runs use 4), got ${config.rollout.rolloutsPerPrompt}`);
@@ -88,6 +94,7 @@ export function planFor(config: MarftConfig, task: Task): AlgorithmPlan {
 
 /** An algorithm file's plan must fit its estimator: a critic exactly when it reads values, groups when it compares within them, a level it fills. */
 export function checkPlan(plan: AlgorithmPlan, name: string): void {
+  if (plan.kind === 'mas-opd') return; // no estimator or objective of the RL parts runs
   const estimator = ADVANTAGE_ESTIMATORS[plan.advantage];
   if (estimator.needsCritic !== (plan.critics !== null)) throw new Error(`algorithm '${name}': estimator '${plan.advantage}' ${estimator.needsCritic ? 'needs' : 'reads no'} critic, but the plan ${plan.critics ? 'creates one' : 'has none'}`);
   if (estimator.needsGroups && plan.sampling !== 'group') throw new Error(`algorithm '${name}': estimator '${plan.advantage}' compares episode groups, but the plan samples independent episodes`);
@@ -213,6 +220,12 @@ async function trainStep(engine: Engine, task: Task, config: MarftConfig, plan: 
   return { metrics: m, state: next };
 }
 
+/** The step function of each plan kind (./step-function.ts). */
+const STEP_KINDS: Record<NonNullable<AlgorithmPlan['kind']>, StepKind> = {
+  rl: async ({ engine, task, config, plan }) => (step, state) => trainStep(engine, task, config, plan, step, state),
+  'mas-opd': opdStepKind,
+};
+
 /** The progress line's note: reward, value loss, and the critic's explained variance per agent position. */
 function progressNote(m: StepMetrics): string {
   const ev = Object.keys(m).filter((k) => k.startsWith('explained_variance/pos')).map((k) => (m[k] === null ? '-' : Number(m[k]).toFixed(2)));
@@ -224,6 +237,7 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
   const { config, engine, task, runDir } = options;
   const notice = options.notice ?? stderrNotice;
   const plan = planFor(config, task);
+  const runStep = await STEP_KINDS[plan.kind ?? 'rl']({ engine, task, config, plan, notice, ...(options.teacher ? { teacher: options.teacher } : {}) });
   await mkdir(runDir, { recursive: true });
   // One writer per run folder, for the whole run (docs/reliability.md).
   if (options.lock && options.lock.file !== join(runDir, LOCK_FILE)) throw new Error(`train: the lock given is ${options.lock.file}, not ${runDir}'s`);
@@ -251,7 +265,7 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
     const stop = Math.min(config.train.steps, options.stopAtStep ?? config.train.steps);
     for (let step = start; step < stop; step++) {
       const state = trainerState;
-      const done = await guardedStep(step, config, engine, trainables, () => trainStep(engine, task, config, plan, step, state));
+      const done = await guardedStep(step, config, engine, trainables, () => runStep(step, state));
       const m = done.metrics;
       trainerState = done.state;
       if (config.train.evalEvery > 0 && (step + 1) % config.train.evalEvery === 0) m.eval_score = (await evaluatePolicies(engine, task, config, plan.policies)).score;

@@ -10,6 +10,9 @@
 //   evaluate(engine, {seed, sampling, problems, policies})
 //     the first `problems` held-out problems (0 = all), one episode each; score = the
 //     environment's final outcome (maths: correct; code: pass fraction).
+//   distillation()
+//     MAS-OPD's view (algorithm: mas-opd, src/opd/distillable-task.ts): the same workflow, problems
+//     and environments, the tokenizer, and the maths PAC rules for the Reasoner–Tool-User pair.
 //
 // Options are listed in docs/tasks.md; bad ones fail with "task.options.KEY: got X, expected Y".
 import type { Engine } from '../engine/types.ts';
@@ -17,7 +20,9 @@ import { envFactory, roleRewardWeights, DEFAULT_ROLE_REWARD_WEIGHTS, type EnvOpt
 import type { Problem } from '../env/datasets/index.ts';
 import { deriveSeed } from '../rng.ts';
 import { tagGroups } from '../rl/episode-groups.ts';
-import type { EvalRequest, RolloutRequest, Sampling, Task, TaskBundle, TaskContext } from '../rl/task.ts';
+import type { EvalRequest, RolloutRequest, Sampling, TaskBundle, TaskContext } from '../rl/task.ts';
+import type { DistillableTask, DistillationSource } from '../opd/distillable-task.ts';
+import { mathAttributor } from '../opd/math-attributor.ts';
 import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts';
 import { engineSampler, rollout, withPolicies, BASE_POLICY, type ActionSampler, type Episode, type RewardAssignment, type TaskEnv, type Workflow } from '../workflow/index.ts';
 import { intOption, numberOption, oneOfOption, optionError, rejectUnknown, stringOption, TaskOptionError, type Options } from './options.ts';
@@ -58,7 +63,7 @@ export interface WorkflowTaskDeps {
   tokenizer?: Tokenizer;
 }
 
-export class WorkflowTask implements Task {
+export class WorkflowTask implements DistillableTask {
   readonly agents: readonly string[];
   readonly workflow: Workflow;
   readonly problems: ProblemSets;
@@ -94,6 +99,17 @@ export class WorkflowTask implements Task {
   async evaluate(engine: Engine, req: EvalRequest): Promise<Episode[]> {
     const problems = req.problems > 0 ? this.problems.heldOut.slice(0, req.problems) : this.problems.heldOut;
     return this.play(engine, problems, req.policies, req.sampling, req.seed);
+  }
+
+  distillation(): DistillationSource {
+    return {
+      workflow: this.workflow,
+      tokenizer: this.tokenizer,
+      // One episode per problem; the problems of a step from its seed only, on the problem stream.
+      trainEnvs: (count, seed) => stepProblems(this.problems.train, count, deriveSeed(seed, PROBLEM_STREAM)).map(this.makeEnv),
+      // The code pair's PAC glue is not written yet (docs/mas-opd.md); other workflows have no PAC rules.
+      attribute: this.options.workflow.name === 'reasoner-tooluser' ? mathAttributor : null,
+    };
   }
 
   /** A model and a tokenizer that do not belong together would sample garbage silently. */

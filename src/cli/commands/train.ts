@@ -12,14 +12,16 @@ import { latestCheckpoint, writeFileAtomic } from '../../rl/checkpoint.ts';
 import { stderrNotice } from '../../rl/notice.ts';
 import { acquireRunLock, type RunLock } from '../../rl/run-lock.ts';
 import { buildRun } from '../../run/setup.ts';
+import { openTeacher } from '../../run/teacher.ts';
 import { train } from '../../rl/trainer.ts';
 
-export const summary = 'train a multi-agent system with MARFT (CONFIG --run-dir DIR, or --resume DIR)';
+export const summary = 'train a multi-agent system with MARFT, a baseline or MAS-OPD (CONFIG --run-dir DIR, or --resume DIR)';
 
 const HELP = `usage: marft train CONFIG --run-dir DIR [--set KEY=VALUE ...] [--no-progress]
        marft train --resume DIR [--set KEY=VALUE ...] [--accept-config-change] [--no-progress]
 
-Trains the agents of CONFIG (YAML or JSON, see docs/config.md) with the configured algorithm.
+Trains the agents of CONFIG (YAML or JSON, see docs/config.md) with the configured algorithm
+(algorithm: mas-opd distils them from the model at teacher.path, docs/mas-opd.md).
 DIR receives config.json (the resolved configuration), metrics.jsonl (one JSON line per step) and
 checkpoints/ (adapters, critic, optimiser state, step; written atomically). --resume continues a
 run from its last checkpoint with the metrics an uninterrupted run would have produced.
@@ -96,12 +98,14 @@ export async function run(args: string[]): Promise<number> {
       await writeFileAtomic(join(runDir, 'config.json'), JSON.stringify(config, null, 2));
     }
     const { engine, bundle } = await buildRun(config, runDir);
+    const teacher = await openTeacher(config, bundle.task);
     // --set on a resumed run is an explicit change of its configuration (recorded by the trainer).
     const acceptConfigChange = resumeDir !== undefined && (sets.length > 0 || parsed.flags.has('accept-config-change'));
-    const result = await train({ config, engine, task: bundle.task, runDir, progress: parsed.flags.has('no-progress') ? false : undefined, acceptConfigChange, lock });
+    const result = await train({ config, engine, task: bundle.task, runDir, progress: parsed.flags.has('no-progress') ? false : undefined, acceptConfigChange, lock, ...(teacher ? { teacher } : {}) });
     const last = result.metrics[result.metrics.length - 1];
     console.log(JSON.stringify({ runDir, steps: result.metrics.length, resumedFrom: result.resumedFrom, checkpoint: result.checkpoint, score_mean: last?.score_mean ?? null }));
     await engine.dispose();
+    await teacher?.dispose();
     return 0;
   } catch (err) {
     // A task's option that does not fit the model shows up only once the engine exists.

@@ -1,0 +1,30 @@
+// MAS-OPD's settings (./settings.ts) read from a run configuration (algorithm: mas-opd). The method's
+// own keys are the `opd` section; the rest are the keys every algorithm shares, so one file sets the
+// budget and the optimiser whatever the algorithm:
+//   steps / batchSize            train.steps / rollout.batchSize
+//   optim                        actor.optim (Adam; its schedule gives each step's lr, ./opd-run-step.ts)
+//   temperature / topP / topK    rollout.* (the paper trains at 1.0 / 1 / off)
+//   maxNewTokens                 rollout.maxNewTokens
+//   microBatchTokens             train.microBatchTokens
+//   lora                         policy.loraRank / policy.loraAlpha (targetModules: policy.targetModules)
+import type { MarftConfig } from '../config/schema.ts';
+import type { OpdSettings } from './settings.ts';
+
+export function opdSettingsOf(config: MarftConfig): OpdSettings {
+  const o = config.actor.optim;
+  return {
+    lambda: config.opd.lambda,
+    pac: config.opd.pac,
+    roleLine: config.opd.roleLine,
+    steps: config.train.steps,
+    batchSize: config.rollout.batchSize,
+    minibatchSize: config.opd.minibatchSize,
+    optim: { lr: o.lr, beta1: o.beta1, beta2: o.beta2, eps: o.eps, weightDecay: o.weightDecay, maxGradNorm: o.maxGradNorm },
+    temperature: config.rollout.temperature,
+    topP: config.rollout.topP,
+    topK: config.rollout.topK,
+    maxNewTokens: config.rollout.maxNewTokens,
+    microBatchTokens: config.train.microBatchTokens,
+    lora: { rank: config.policy.loraRank, alpha: config.policy.loraAlpha },
+  };
+}
