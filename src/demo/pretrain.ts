@@ -24,7 +24,7 @@ export interface PretrainConfig {
   noise?: TeacherNoise;
 }
 
-/** Measured on this machine kind: about 1,000 steps at 32 problems are the floor for this model size (../shared/docs/demo-notes.md). */
+/** Measured on this machine kind: about 1,000 steps at 32 problems are the floor for this model size (an earlier prototype needed 700-1,000 steps at 64). */
 export const DEFAULT_PRETRAIN: Omit<PretrainConfig, 'seed'> = { steps: 1200, problemsPerStep: 32, lr: 3e-3, warmupRatio: 0.05, finalRatio: 0.1, weightDecay: 0.01, maxGradNorm: 1 };
 
 export interface PretrainProgress {

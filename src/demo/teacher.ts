@@ -1,5 +1,5 @@
 // The imperfect teacher whose transcripts the demo's model is pretrained on
-// (../shared/docs/demo-notes.md): the Planner's teacher reduces the wrong operator first with
+// (docs/demo.md): the Planner's teacher reduces the wrong operator first with
 // probability 0.5, and the intermediate and the final values are each off by 1–2 with probability
 // 0.1. The Solver's teacher always follows the plan it is given, right or wrong. RL has room to
 // improve because the right plan is among the model's samples but is not reliably its mode.

@@ -1,4 +1,4 @@
-// The narrow engine interface (../shared/docs/architecture.md, "The split").
+// The narrow engine interface (docs/architecture.md: the only engine code the controller imports).
 //
 // This file and src/engine/index.ts are all that code above the engine imports. Everything a
 // step needs travels in the request, so the same interface can later be served by a PyTorch

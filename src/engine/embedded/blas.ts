@@ -1,6 +1,6 @@
 // Matrix products for the embedded engine: cblas_sgemm from OpenBLAS (or Apple Accelerate) through
 // the koffi FFI package, with a portable JavaScript kernel when no BLAS library can be loaded
-// (../shared/docs/architecture.md, "Engines"; issue 2, item 8).
+// (docs/architecture.md; issue 2, item 8).
 //
 // Semantics are those of cblas_sgemm(CblasRowMajor, ...):
 //   C[M,N] = alpha · op(A)[M,K] · op(B)[K,N] + beta · C[M,N]
