@@ -17,12 +17,18 @@ import type { Tokenizer } from '../tokenizer/types.ts';
 
 function teacherSpec(config: MarftConfig, vocabSize: number): EngineSpec {
   const { teacher, model } = config;
-  if (teacher.engine === 'tabular') return { kind: 'tabular', vocabSize };
-  if (teacher.engine === 'embedded') return { kind: 'embedded', modelDir: teacher.path };
-  return {
-    kind: 'torch', modelDir: teacher.path,
-    options: { device: model.device, nprocPerNode: model.processes, threads: model.threads, dtype: model.precision === 'bf16' ? 'bfloat16' : 'float32' },
-  };
+  // Exhaustive (no default): an engine kind added to model.engine must be given its teacher here.
+  switch (teacher.engine) {
+    case 'tabular':
+      return { kind: 'tabular', vocabSize };
+    case 'embedded':
+      return { kind: 'embedded', modelDir: teacher.path };
+    case 'torch':
+      return {
+        kind: 'torch', modelDir: teacher.path,
+        options: { device: model.device, nprocPerNode: model.processes, threads: model.threads, dtype: model.precision === 'bf16' ? 'bfloat16' : 'float32' },
+      };
+  }
 }
 
 function teacherTokenizer(path: string): Tokenizer {
