@@ -1,6 +1,7 @@
 // Algorithms by name (the `algorithm` key of a configuration): one file each. Its keys are exactly
 // src/config/choices.ts's ALGORITHMS (the Record type and test/algorithms/registry.test.ts hold them equal).
 import type { AlgorithmName } from '../config/schema.ts';
+import { atGrpo } from './at-grpo.ts';
 import { grpo } from './grpo.ts';
 import { ippo } from './ippo.ts';
 import { magrpo } from './magrpo.ts';
@@ -17,6 +18,7 @@ export const ALGORITHM_REGISTRY: Record<AlgorithmName, Algorithm> = {
   'marft-outcome': marftOutcome,
   grpo,
   magrpo,
+  'at-grpo': atGrpo,
   'mas-opd': masOpd,
 };
 

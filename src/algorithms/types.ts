@@ -25,9 +25,12 @@ export interface AlgorithmPlan {
   /**
    * independent: every episode stands alone (rollout.rolloutsPerPrompt may still repeat problems);
    * group: the rollout.rolloutsPerPrompt episodes of one problem in one step form an EpisodeGroup
-   * (src/rl/episode-groups.ts) that the estimator compares them within (at least 2 are required).
+   * (src/rl/episode-groups.ts) that the estimator compares them within (at least 2 are required);
+   * tree: one tree per problem (src/workflow/tree-sampling.ts): K = rollout.rolloutsPerPrompt
+   * candidate actions per agent per turn from identical copies of the state, the best executed, all
+   * trained on (Episode.candidates); the task must offer it (Task.treeSampling).
    */
-  sampling: 'independent' | 'group';
+  sampling: 'independent' | 'group' | 'tree';
   /** One objective unit per agent action, or per generated token. */
   level: CreditLevel;
   /** Policy adapter of each agent. */
@@ -57,6 +60,8 @@ export interface AlgorithmPlan {
   whitenAdvantages: boolean;
   /** Add the KL penalty against the frozen base when actor.klCoef > 0 (false: never, whatever klCoef says). */
   kl: boolean;
+  /** Leave the actions of groups whose rewards are all equal (advantage 0) out of the policy update (AT-GRPO's filter). */
+  dropFlatGroups?: boolean;
 }
 
 export interface Algorithm {

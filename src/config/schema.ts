@@ -118,7 +118,8 @@ export const configSchema = obj('a MARFT training run', {
     gammaToken: num('token level only: γ_w between the tokens of one action', 1.0, { min: 0, max: 1 }),
     normaliseRewards: bool('divide the credited rewards by the running standard deviation of the credit chains’ returns over the run (never shifted, so a zero reward stays zero)', true),
     normaliseAdvantages: bool('whiten the advantages over the units being updated in the step', true),
-    groupScale: oneOf('grpo only: std divides r − group mean by the group’s standard deviation (GRPO); none only subtracts the mean (the “no std” variant of Dr. GRPO)', GROUP_SCALES, 'std'),
+    dropFlatGroups: bool('at-grpo only: leave the candidates of groups whose rewards are all equal (zero range, advantage 0) out of the policy update', false),
+    groupScale: oneOf('grpo and at-grpo only: std divides r − group mean by the group’s standard deviation (GRPO); none only subtracts the mean (the “no std” variant of Dr. GRPO)', GROUP_SCALES, 'std'),
     baseline: oneOf('critic: GAE reads the critic’s values; batch-mean: every old value is replaced by the batch’s mean value (an ablation that keeps the budget but drops the critic’s state dependence)', ['critic', 'batch-mean'] as const, 'critic'),
   }),
   rollout: obj('sampling of training episodes', {

@@ -23,6 +23,11 @@ export interface RolloutRequest {
   sampling: Sampling;
   /** Adapter name of each agent's policy (every agent of `agents`). */
   policies: Record<string, string>;
+  /**
+   * Tree sampling (algorithm at-grpo): one tree per problem with this many candidate actions per
+   * agent per turn (Episode.candidates); only asked of a task whose treeSampling is true.
+   */
+  treeBranches?: number;
 }
 
 export interface EvalRequest {
@@ -37,6 +42,8 @@ export interface EvalRequest {
 export interface Task {
   /** Agent names in execution order. */
   readonly agents: readonly string[];
+  /** The task answers RolloutRequest.treeBranches with tree-sampled episodes. */
+  readonly treeSampling?: boolean;
   rollout(engine: Engine, request: RolloutRequest): Promise<Episode[]>;
   /** Episodes on held-out problems (never trained on); their `score` is the evaluation outcome. */
   evaluate(engine: Engine, request: EvalRequest): Promise<Episode[]>;

@@ -63,7 +63,9 @@ export function flattenEpisodes(episodes: Episode[], plan: AlgorithmPlan, config
   const sharedCritic = critics && plan.chain === 'joint' ? Object.values(critics)[0] : undefined;
   episodes.forEach((ep, e) => {
     const kept: TrainAction[] = [];
-    for (const a of ep.actions) {
+    // Tree sampling trains on every candidate (each with its own reward), not only the executed path.
+    if (plan.sampling === 'tree' && !ep.candidates) throw new Error(`episode ${e} (problem '${ep.problemId}') has no candidates: the task did not sample a tree`);
+    for (const a of plan.sampling === 'tree' ? ep.candidates! : ep.actions) {
       if (a.actionTokens.length === 0) continue;
       const critic = critics ? (critics[a.agent] ?? sharedCritic) : null;
       if (critics && !critic) continue;

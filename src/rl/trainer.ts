@@ -38,6 +38,8 @@ import { INITIAL_TRAINER_STATE, type TrainerState } from './trainer-state.ts';
 import type { StepKind } from './step-function.ts';
 import { opdStepKind } from '../opd/opd-run-step.ts';
 import { fillValues, scoreActions } from './scoring.ts';
+import { flatGroups } from './flat-groups.ts';
+import { responseGroupKey } from './estimators/group-relative.ts';
 import type { Task } from './task.ts';
 import { assignCredit, flattenEpisodes, normaliseAdvantages, scaleRewards, type TrainAction } from './train-batch.ts';
 
@@ -83,6 +85,12 @@ export interface TrainResult {
 export function planFor(config: MarftConfig, task: Task): AlgorithmPlan {
   const plan = ALGORITHM_REGISTRY[config.algorithm].plan(task.agents, config, task);
   checkPlan(plan, config.algorithm);
+  if (plan.sampling === 'tree' && task.treeSampling !== true) {
+    throw new ConfigError(`algorithm: ${config.algorithm} samples trees (K candidate actions per agent per turn from copies of the episode state), which this task does not offer (the workflow task does)`);
+  }
+  if (plan.sampling === 'tree' && config.rollout.rolloutsPerPrompt < 2) {
+    throw new ConfigError(`rollout.rolloutsPerPrompt: ${config.algorithm} draws that many candidate actions per agent per turn and compares them with each other; it needs at least 2, got ${config.rollout.rolloutsPerPrompt}`);
+  }
   if (plan.sampling === 'group' && config.rollout.rolloutsPerPrompt < 2) {
     throw new ConfigError(`rollout.rolloutsPerPrompt: ${config.algorithm} compares the episodes of one problem with each other and needs at least 2 per problem (GRPO's G; the MAS-OPD runs use 4), got ${config.rollout.rolloutsPerPrompt}`);
   }
@@ -97,7 +105,7 @@ export function checkPlan(plan: AlgorithmPlan, name: string): void {
   if (plan.kind === 'mas-opd') return; // no estimator or objective of the RL parts runs
   const estimator = ADVANTAGE_ESTIMATORS[plan.advantage];
   if (estimator.needsCritic !== (plan.critics !== null)) throw new Error(`algorithm '${name}': estimator '${plan.advantage}' ${estimator.needsCritic ? 'needs' : 'reads no'} critic, but the plan ${plan.critics ? 'creates one' : 'has none'}`);
-  if (estimator.needsGroups && plan.sampling !== 'group') throw new Error(`algorithm '${name}': estimator '${plan.advantage}' compares episode groups, but the plan samples independent episodes`);
+  if (estimator.needsGroups && plan.sampling === 'independent') throw new Error(`algorithm '${name}': estimator '${plan.advantage}' compares episode groups, but the plan samples independent episodes`);
   if (!estimator.levels.includes(plan.level)) throw new Error(`algorithm '${name}': estimator '${plan.advantage}' does not fill ${plan.level}-level units`);
 }
 
@@ -152,6 +160,7 @@ async function trainStep(engine: Engine, task: Task, config: MarftConfig, plan: 
     step, seed, batchSize: rollout.batchSize, rolloutsPerPrompt: rollout.rolloutsPerPrompt,
     sampling: { temperature: rollout.temperature, topP: rollout.topP, topK: rollout.topK, maxNewTokens: rollout.maxNewTokens },
     policies: plan.policies,
+    ...(plan.sampling === 'tree' ? { treeBranches: rollout.rolloutsPerPrompt } : {}),
   });
   const rolloutSeconds = (performance.now() - started) / 1000;
 
@@ -199,7 +208,12 @@ async function trainStep(engine: Engine, task: Task, config: MarftConfig, plan: 
   if (step >= critic.warmupSteps) {
     const active = activeAgent(config, task.agents, step);
     if (active) m.active_agent = active;
-    const updated = actions.filter((a) => a.policy !== null && (!active || a.agent === active));
+    let updated = actions.filter((a) => a.policy !== null && (!active || a.agent === active));
+    if (plan.dropFlatGroups) {
+      const flat = flatGroups(actions, responseGroupKey);
+      m.flat_group_fraction = flat.groups > 0 ? flat.flat / flat.groups : 0;
+      updated = updated.filter((a) => !flat.actions.has(a));
+    }
     if (plan.whitenAdvantages) normaliseAdvantages(updated);
     if (plan.kl && config.actor.klCoef > 0) {
       await scoreActions(engine, { kind: 'base' }, updated, (a) => ({ tokens: a.tokens, scoreFrom: a.scoreFrom }), train.microBatchTokens, rollout.temperature > 0 ? rollout.temperature : 1, (a, lp) => (a.ref_K = lp));

@@ -24,7 +24,7 @@ import type { EvalRequest, RolloutRequest, Sampling, TaskBundle, TaskContext } f
 import type { DistillableTask, DistillationSource } from '../opd/distillable-task.ts';
 import { mathAttributor } from '../opd/math-attributor.ts';
 import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts';
-import { engineSampler, rollout, withPolicies, BASE_POLICY, type ActionSampler, type Episode, type RewardAssignment, type TaskEnv, type Workflow } from '../workflow/index.ts';
+import { engineSampler, rollout, treeRollout, withPolicies, BASE_POLICY, type ActionSampler, type Episode, type RewardAssignment, type TaskEnv, type Workflow } from '../workflow/index.ts';
 import { intOption, numberOption, oneOfOption, optionError, rejectUnknown, stringOption, TaskOptionError, type Options } from './options.ts';
 import { loadProblemSets, stepProblems, type DatasetChoice, type ProblemSets, type SplitChoice } from './problem-source.ts';
 import { DEFAULT_TINY_SHAPE, taskCharTokenizer, tinyEngine, type TinyModelShape } from './tiny-model.ts';
@@ -65,6 +65,8 @@ export interface WorkflowTaskDeps {
 
 export class WorkflowTask implements DistillableTask {
   readonly agents: readonly string[];
+  /** AT-GRPO's tree sampling (src/workflow/tree-sampling.ts): the maths and code environments can be copied. */
+  readonly treeSampling = true;
   readonly workflow: Workflow;
   readonly problems: ProblemSets;
   private readonly makeEnv: (p: Problem) => TaskEnv;
@@ -90,6 +92,10 @@ export class WorkflowTask implements DistillableTask {
 
   async rollout(engine: Engine, req: RolloutRequest): Promise<Episode[]> {
     const chosen = stepProblems(this.problems.train, req.batchSize, problemSeed(req.seed, req.step));
+    if (req.treeBranches !== undefined) {
+      // One tree per problem; its candidates are grouped by (problem, turn, agent).
+      return tagGroups(await this.play(engine, chosen, req.policies, req.sampling, req.seed, req.treeBranches), chosen.map((_, i) => i));
+    }
     const problems = chosen.flatMap((p) => Array.from({ length: req.rolloutsPerPrompt }, () => p));
     // The rolloutsPerPrompt episodes of the i-th problem chosen form one group (GRPO-family algorithms compare within it).
     const problemIndex = chosen.flatMap((_, i) => Array.from({ length: req.rolloutsPerPrompt }, () => i));
@@ -122,18 +128,21 @@ export class WorkflowTask implements DistillableTask {
     }
   }
 
-  private async play(engine: Engine, problems: Problem[], policies: Record<string, string>, sampling: Sampling, seed: number): Promise<Episode[]> {
+  private async play(engine: Engine, problems: Problem[], policies: Record<string, string>, sampling: Sampling, seed: number, treeBranches?: number): Promise<Episode[]> {
     this.checkTokenizer(engine);
     // Every agent gets the trainer's adapter; an agent it leaves out acts with the frozen base.
     const acting = Object.fromEntries(this.agents.map((a) => [a, policies[a] ?? BASE_POLICY]));
     const sampler = this.deps.sampler ? this.deps.sampler(engine) : engineSampler(engine);
-    return rollout(withPolicies(this.workflow, acting), problems.map(this.makeEnv), {
+    const options = {
       sampler,
       tokenizer: this.tokenizer,
       params: { temperature: sampling.temperature, topP: sampling.topP, topK: sampling.topK, maxNewTokens: sampling.maxNewTokens, stopTokenIds: [], stopStrings: [], seed },
       reward: this.options.reward,
       ...(this.options.maxInFlight > 0 ? { maxInFlight: this.options.maxInFlight } : {}),
-    });
+    };
+    const workflow = withPolicies(this.workflow, acting);
+    const envs = problems.map(this.makeEnv);
+    return treeBranches === undefined ? rollout(workflow, envs, options) : treeRollout(workflow, envs, { ...options, branches: treeBranches });
   }
 }
 

@@ -92,9 +92,38 @@ export async function rollout(workflow: Workflow, envs: readonly TaskEnv[], opti
  * advanced in place.
  */
 export async function runEpisodes(workflow: Workflow, states: readonly EpisodeState[], options: RolloutOptions): Promise<Episode[]> {
+  if (states.some((s, e) => s.episode !== e)) throw new WorkflowError('runEpisodes: state k must have episode index k');
+  await drive(workflow, states, options);
+  return states.map((s) => finishedEpisode(workflow, s, options));
+}
+
+/**
+ * Advances the given states in place, round by round, until each has finished or `pause(state)`
+ * holds after one of its rounds (a round: one sampling call for the agents of the state's next
+ * level, or its orchestrator, then the environment step when that level ended the step). A paused
+ * state stands where runEpisodes or advanceEpisodes can continue it, or copy() can branch it: this
+ * is how a tree sampler (./tree-sampling.ts) takes one agent's candidate actions and then plays each
+ * candidate's step to its end. Its states may have any episode indices.
+ */
+export async function advanceEpisodes(workflow: Workflow, states: readonly EpisodeState[], options: RolloutOptions, pause: (state: EpisodeState) => boolean): Promise<void> {
+  await drive(workflow, states, options, pause);
+}
+
+/** The Episode of a finished state (its final score from the environment, the workflow's records). */
+export function finishedEpisode(workflow: Workflow, run: EpisodeState, options: Pick<RolloutOptions, 'keepMessages'>): Episode {
+  if (!run.done) throw new WorkflowError(`episode ${run.episode} (problem '${run.env.problemId}') has not finished`);
+  const final = run.env.finalScore();
+  const info: Record<string, unknown> = { ...final.info };
+  if (workflow.router || workflow.orchestrator) {
+    info.workflow = { graphs: run.graphs, orchestratorFallbacks: run.orchestratorFallbacks };
+  }
+  if (options.keepMessages) info.observations = run.observations;
+  return { problemId: run.env.problemId, actions: run.actions, steps: run.steps, score: final.score, info };
+}
+
+async function drive(workflow: Workflow, states: readonly EpisodeState[], options: RolloutOptions, pause?: (state: EpisodeState) => boolean): Promise<void> {
   validateWorkflow(workflow);
   const envs = states.map((s) => s.env);
-  if (states.some((s, e) => s.episode !== e)) throw new WorkflowError('runEpisodes: state k must have episode index k');
   if (states.some((s) => s.done)) throw new WorkflowError('runEpisodes: a finished episode cannot be continued');
   const reward = { ...DEFAULT_REWARD_ASSIGNMENT, ...options.reward };
   const maxInFlight = Math.max(1, options.maxInFlight ?? envs.length);
@@ -103,7 +132,6 @@ export async function runEpisodes(workflow: Workflow, states: readonly EpisodeSt
   const defaultPlan = makePlan(names, workflow.graph);
   const speakerOf = speakerLabels(workflow.orchestrator ? [...workflow.agents, workflow.orchestrator.agent] : workflow.agents);
   const criticView = options.criticView ?? true;
-  const episodes: Episode[] = new Array(envs.length);
 
   const beginStep = (run: EpisodeState): void => {
     run.level = 0;
@@ -214,19 +242,10 @@ export async function runEpisodes(workflow: Workflow, states: readonly EpisodeSt
 
     for (let k = active.length - 1; k >= 0; k--) {
       const run = active[k]!;
-      if (!run.done) continue;
-      active.splice(k, 1);
-      const final = run.env.finalScore();
-      const info: Record<string, unknown> = { ...final.info };
-      if (workflow.router || workflow.orchestrator) {
-        info.workflow = { graphs: run.graphs, orchestratorFallbacks: run.orchestratorFallbacks };
-      }
-      if (options.keepMessages) info.observations = run.observations;
-      episodes[run.episode] = { problemId: run.env.problemId, actions: run.actions, steps: run.steps, score: final.score, info };
+      if (run.done || pause?.(run)) active.splice(k, 1);
     }
     admit();
   }
-  return episodes;
 
   function makePending(run: EpisodeState, agent: Agent, isOrchestrator: boolean, messages: ChatMessage[]): Pending {
     const prompt = options.tokenizer.encodeChat(messages, { addGenerationPrompt: true });

@@ -35,6 +35,11 @@ export interface ActionRecord {
    * task does not provide it; the critic then reads promptTokens.
    */
   criticTokens?: number[];
+  /**
+   * Tree sampling only (./tree-sampling.ts): this is candidate k of the K its agent drew at this
+   * turn from identical copies of the episode state, and whether it was the one executed.
+   */
+  branch?: { k: number; executed: boolean };
 }
 
 export interface StepRecord {
@@ -64,6 +69,11 @@ export interface Episode {
   group?: string;
   /** Every agent action in execution order: step-major, then agentIndex. */
   actions: ActionRecord[];
+  /**
+   * Tree sampling only: every candidate action (K per agent per turn, each with its own reward and
+   * `branch`), turn-major, then execution order, then k. `actions` is the executed path alone.
+   */
+  candidates?: ActionRecord[];
   steps: StepRecord[];
   /** Final outcome used for evaluation (e.g. 1 if the final answer is correct). */
   score: number;

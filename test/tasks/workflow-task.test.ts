@@ -17,7 +17,7 @@ import type { RolloutRequest, Sampling } from '../../src/rl/task.ts';
 const tok = taskCharTokenizer();
 const SAMPLING: Sampling = { temperature: 1, topP: 1, topK: 0, maxNewTokens: 4000 };
 /** The scripted sampler never touches the engine; play() only reads its vocabulary size. */
-const fakeEngine = { config: { vocabSize: tok.vocabSize } } as unknown as Engine;
+const fakeEngine = { config: { vocabSize: tok.vocabSize }, info: { vocabSize: tok.vocabSize } } as unknown as Engine;
 
 function scripted(script: (p: Problem, agent: string, episode: number) => string, task: () => WorkflowTask): { sampler: ScriptedSampler; deps: { tokenizer: typeof tok; sampler: () => ScriptedSampler } } {
   const byId = (): Map<string, Problem> => new Map([...task().problems.train, ...task().problems.heldOut].map((p) => [p.id, p]));
