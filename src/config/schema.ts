@@ -61,6 +61,12 @@ export const configSchema = obj('a MARFT training run', {
     processes: int('torch engine only: worker processes (devices) on this machine; more than 1 shards the base with FSDP2', 1, 1, BOUND.processes),
     threads: int("torch engine only: torch's CPU threads per worker process (0 = torch's default)", 0, 0, BOUND.threads),
   }),
+  sampler: obj('where training episodes are sampled (docs/scaling.md, "Sampling on vLLM during training")', {
+    engine: oneOf('trainer: the engine of model.engine samples; vllm: a vLLM server that marft starts on model.path (or RUN/base) with LoRA enabled samples, and every adapter version is loaded into it and checked after each optimiser step (the trainer engine still scores and trains)', ['trainer', 'vllm'] as const, 'trainer'),
+    python: str('vllm only: Python interpreter with vLLM ("" = MARFT_VLLM_PYTHON, else .venv-vllm/bin/python of this repository, made by scripts/setup.sh --vllm)', ''),
+    tolerance: num('vllm only: largest |Δ log-prob| between the training engine and vLLM on the fixed check batch after each adapter load; beyond it the run stops (float32 on both sides measures about 1e-6; raise it for a bf16 server)', 1e-3, { min: 0 }),
+    maxLoras: int('vllm only: adapters in one vLLM batch (--max-loras): the policies plus versions still draining', 4, 1, BOUND.processes),
+  }),
   teacher: obj('mas-opd only: the frozen teacher that scores the students’ responses (docs/mas-opd.md)', {
     path: str('Hugging Face model folder of the teacher, with tokenizer files; its tokenizer must be the students’ (a mismatch is refused)', ''),
     engine: oneOf('engine that opens the teacher, as model.engine (the torch engine takes model.device, processes, threads and precision; tabular: a lookup table over the students’ vocabulary, for sanity checks, path unused)', ENGINE_KINDS, 'embedded'),

@@ -7,6 +7,8 @@ import { EmbeddedEngine, type EmbeddedEngineOptions } from './embedded/engine.ts
 import { loadBaseDir } from './embedded/engine-io.ts';
 import { TorchEngine, type TorchEngineOptions } from './torch/engine.ts';
 import { TabularEngine } from './tabular/engine.ts';
+import { VllmSampledEngine, type VllmSamplerOptions } from './vllm/engine.ts';
+import type { VllmServerOptions } from './vllm/server.ts';
 
 export type EngineSpec =
   /** The TypeScript engine over a Hugging Face model folder. */
@@ -14,7 +16,12 @@ export type EngineSpec =
   /** The PyTorch worker engine over a Hugging Face model folder (docs/scaling.md). */
   | { kind: 'torch'; modelDir: string; options?: TorchEngineOptions }
   /** The lookup-table engine (no model: a table per adapter over `vocabSize` tokens). */
-  | { kind: 'tabular'; vocabSize: number };
+  | { kind: 'tabular'; vocabSize: number }
+  /**
+   * Training on `trainer`, sampling on a vLLM server started on the trainer's model folder
+   * (src/engine/vllm/; docs/scaling.md): `server` is how to start it, `check` the consistency check.
+   */
+  | { kind: 'vllm'; trainer: Extract<EngineSpec, { kind: 'embedded' | 'torch' }>; server: Omit<VllmServerOptions, 'modelDir'>; check: Pick<VllmSamplerOptions, 'tolerance' | 'toleranceKey' | 'checkBatch'> };
 
 export async function openEngine(spec: EngineSpec): Promise<Engine> {
   switch (spec.kind) {
@@ -26,5 +33,14 @@ export async function openEngine(spec: EngineSpec): Promise<Engine> {
       return TorchEngine.load(spec.modelDir, spec.options ?? {});
     case 'tabular':
       return new TabularEngine(spec.vocabSize);
+    case 'vllm': {
+      const trainer = await openEngine(spec.trainer);
+      try {
+        return await VllmSampledEngine.open(trainer, { ...spec.check, start: { ...spec.server, modelDir: spec.trainer.modelDir } });
+      } catch (err) {
+        await trainer.dispose();
+        throw err;
+      }
+    }
   }
 }

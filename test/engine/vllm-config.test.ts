@@ -1,0 +1,53 @@
+// `sampler.engine: vllm` in a configuration (src/config/schema.ts → src/run/setup.ts → openEngine):
+// the refusals in one line naming the key (no vLLM needed, these run in CI), and one training step of
+// examples/coordination-embedded.yaml through buildRun, where marft starts its own vLLM server on
+// RUN/base (long; skips without .venv-vllm).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config/load.ts';
+import { ConfigError } from '../../src/config/schema-dsl.ts';
+import { buildRun } from '../../src/run/setup.ts';
+import { train } from '../../src/rl/trainer.ts';
+import { VllmSampledEngine } from '../../src/engine/vllm/engine.ts';
+import { repoRoot, tempDir } from './oracle-helpers.ts';
+
+const configFile = join(repoRoot, 'examples/coordination-embedded.yaml');
+const python = join(repoRoot, '.venv-vllm/bin/python');
+const skip = !existsSync(python) ? `no ${python}: bash scripts/setup.sh --vllm installs vLLM (CPU) for this test`
+  : process.env.MARFT_LONG_TESTS === '0' ? 'long test (MARFT_LONG_TESTS=0): starting vLLM takes about a minute' : false;
+
+test('sampler.engine vllm: a missing interpreter and the tabular engine are refused in one line naming the key', async () => {
+  const dir = tempDir('vllm-config');
+  try {
+    const missing = await loadConfig(configFile, ['sampler.engine=vllm', 'sampler.python=/nonexistent/python']);
+    await assert.rejects(buildRun(missing, join(dir, 'run')), (e: Error) => e instanceof ConfigError
+      && /^sampler\.engine: vllm: no Python for vLLM at \/nonexistent\/python: run 'bash scripts\/setup\.sh --vllm'/.test(e.message) && !e.message.includes('\n'));
+    const tabular = await loadConfig(configFile, ['sampler.engine=vllm', 'model.engine=tabular']);
+    await assert.rejects(buildRun(tabular), (e: Error) => e instanceof ConfigError && e.message.startsWith('sampler.engine: vllm needs model.engine embedded or torch'));
+    assert.equal((await loadConfig(configFile)).sampler.engine, 'trainer');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('sampler.engine vllm: one training step through buildRun samples on a vLLM server that marft starts', { skip, timeout: 600_000 }, async () => {
+  const dir = tempDir('vllm-config');
+  const config = await loadConfig(configFile, ['sampler.engine=vllm', 'sampler.tolerance=1e-4', 'sampler.maxLoras=2', 'train.steps=1', 'rollout.batchSize=8', 'actor.epochs=1', 'train.evalEvery=0']);
+  const saved = { ...process.env };
+  Object.assign(process.env, { VLLM_CPU_KVCACHE_SPACE: '1', VLLM_CPU_OMP_THREADS_BIND: 'nobind', OMP_NUM_THREADS: '1' });
+  const { bundle, engine } = await buildRun(config, join(dir, 'run'));
+  process.env = saved;
+  try {
+    assert.ok(engine instanceof VllmSampledEngine);
+    const result = await train({ config, engine, task: bundle.task, runDir: join(dir, 'run'), progress: false });
+    const [policy] = [...new Set(Object.values(result.plan.policies))];
+    assert.equal(engine.versions.version(policy!), 1);
+    assert.deepEqual(engine.versions.unloaded, [`${policy}-v0`]);
+    assert.ok(Math.abs(Number(result.metrics[0]!.importance_weight_mean) - 1) < 1e-3);
+  } finally {
+    await engine.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
