@@ -2,6 +2,7 @@
 // src/config/choices.ts's ALGORITHMS (the Record type and test/algorithms/registry.test.ts hold them equal).
 import type { AlgorithmName } from '../config/schema.ts';
 import { atGrpo } from './at-grpo.ts';
+import { cure } from './cure.ts';
 import { grpo } from './grpo.ts';
 import { ippo } from './ippo.ts';
 import { magrpo } from './magrpo.ts';
@@ -19,6 +20,7 @@ export const ALGORITHM_REGISTRY: Record<AlgorithmName, Algorithm> = {
   grpo,
   magrpo,
   'at-grpo': atGrpo,
+  cure,
   'mas-opd': masOpd,
 };
 

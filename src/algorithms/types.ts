@@ -11,7 +11,7 @@
 import type { MarftConfig } from '../config/schema.ts';
 import type { AdvantageEstimatorName } from '../rl/estimators/index.ts';
 import type { PolicyLossName } from '../rl/losses/policy-objectives.ts';
-import type { Task } from '../rl/task.ts';
+import type { RewardScheme, Task } from '../rl/task.ts';
 
 export type CreditLevel = 'action' | 'token';
 
@@ -62,6 +62,8 @@ export interface AlgorithmPlan {
   kl: boolean;
   /** Leave the actions of groups whose rewards are all equal (advantage 0) out of the policy update (AT-GRPO's filter). */
   dropFlatGroups?: boolean;
+  /** The task replaces its rewards by this scheme's (cure: CURE's program and unit-test rewards); the task must offer it (Task.rewardSchemes). */
+  rewards?: RewardScheme;
 }
 
 export interface Algorithm {

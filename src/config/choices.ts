@@ -2,8 +2,8 @@
 // the rl modules that act on them import, so that src/config/ depends on nothing in src/rl/ (the
 // schema describes the settings; the trainer consumes them).
 
-/** `algorithm`: action-level MARFT, token-level MARFT, independent PPO, trajectory-level variant, GRPO, MAGRPO, AT-GRPO, MAS-OPD (src/algorithms/index.ts). */
-export const ALGORITHMS = ['marft-action', 'marft-token', 'ippo', 'marft-outcome', 'grpo', 'magrpo', 'at-grpo', 'mas-opd'] as const;
+/** `algorithm`: action-level MARFT, token-level MARFT, independent PPO, trajectory-level variant, GRPO, MAGRPO, AT-GRPO, CURE, MAS-OPD (src/algorithms/index.ts). */
+export const ALGORITHMS = ['marft-action', 'marft-token', 'ippo', 'marft-outcome', 'grpo', 'magrpo', 'at-grpo', 'cure', 'mas-opd'] as const;
 export type AlgorithmName = (typeof ALGORITHMS)[number];
 
 /** `actor.actionNormalisation`: an action's log-prob is the token sum, or divided by its token or word count. */

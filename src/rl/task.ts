@@ -28,7 +28,12 @@ export interface RolloutRequest {
    * agent per turn (Episode.candidates); only asked of a task whose treeSampling is true.
    */
   treeBranches?: number;
+  /** Rewards of another scheme than the task's own (algorithm cure); only asked of a task that lists it in rewardSchemes. */
+  rewardScheme?: RewardScheme;
 }
+
+/** cure: CURE's rewards (programs: golden pass rate; unit tests: src/env/cure-rewards.ts), within each EpisodeGroup. */
+export type RewardScheme = 'cure';
 
 export interface EvalRequest {
   seed: number;
@@ -44,6 +49,8 @@ export interface Task {
   readonly agents: readonly string[];
   /** The task answers RolloutRequest.treeBranches with tree-sampled episodes. */
   readonly treeSampling?: boolean;
+  /** Reward schemes the task can answer RolloutRequest.rewardScheme with. */
+  readonly rewardSchemes?: readonly RewardScheme[];
   rollout(engine: Engine, request: RolloutRequest): Promise<Episode[]>;
   /** Episodes on held-out problems (never trained on); their `score` is the evaluation outcome. */
   evaluate(engine: Engine, request: EvalRequest): Promise<Episode[]>;

@@ -88,6 +88,9 @@ export function planFor(config: MarftConfig, task: Task): AlgorithmPlan {
   if (plan.sampling === 'tree' && task.treeSampling !== true) {
     throw new ConfigError(`algorithm: ${config.algorithm} samples trees (K candidate actions per agent per turn from copies of the episode state), which this task does not offer (the workflow task does)`);
   }
+  if (plan.rewards && !(task.rewardSchemes ?? []).includes(plan.rewards)) {
+    throw new ConfigError(`algorithm: ${config.algorithm} needs the task to compute ${plan.rewards} rewards, which this task does not offer (the workflow task does with workflow: coder-tester on a code dataset)`);
+  }
   if (plan.sampling === 'tree' && config.rollout.rolloutsPerPrompt < 2) {
     throw new ConfigError(`rollout.rolloutsPerPrompt: ${config.algorithm} draws that many candidate actions per agent per turn and compares them with each other; it needs at least 2, got ${config.rollout.rolloutsPerPrompt}`);
   }
@@ -161,6 +164,7 @@ async function trainStep(engine: Engine, task: Task, config: MarftConfig, plan: 
     sampling: { temperature: rollout.temperature, topP: rollout.topP, topK: rollout.topK, maxNewTokens: rollout.maxNewTokens },
     policies: plan.policies,
     ...(plan.sampling === 'tree' ? { treeBranches: rollout.rolloutsPerPrompt } : {}),
+    ...(plan.rewards ? { rewardScheme: plan.rewards } : {}),
   });
   const rolloutSeconds = (performance.now() - started) / 1000;
 

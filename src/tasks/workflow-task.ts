@@ -20,9 +20,14 @@ import { envFactory, roleRewardWeights, DEFAULT_ROLE_REWARD_WEIGHTS, type EnvOpt
 import type { Problem } from '../env/datasets/index.ts';
 import { deriveSeed } from '../rng.ts';
 import { tagGroups } from '../rl/episode-groups.ts';
-import type { EvalRequest, RolloutRequest, Sampling, TaskBundle, TaskContext } from '../rl/task.ts';
+import type { EvalRequest, RewardScheme, RolloutRequest, Sampling, TaskBundle, TaskContext } from '../rl/task.ts';
 import type { DistillableTask, DistillationSource } from '../opd/distillable-task.ts';
 import { mathAttributor } from '../opd/math-attributor.ts';
+import { CODE_PROGRAM_TIMEOUT_MS } from '../env/code-env.ts';
+import { defaultProgramRunner } from '../env/program-runner.ts';
+import type { CodeProblem } from '../env/datasets/types.ts';
+import { verifyCode } from '../verify/code/index.ts';
+import { applyCureRewards, type CureContext } from './cure-rewards.ts';
 import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts';
 import { engineSampler, rollout, treeRollout, withPolicies, BASE_POLICY, type ActionSampler, type Episode, type RewardAssignment, type TaskEnv, type Workflow } from '../workflow/index.ts';
 import { intOption, numberOption, oneOfOption, optionError, rejectUnknown, stringOption, TaskOptionError, type Options } from './options.ts';
@@ -67,6 +72,8 @@ export class WorkflowTask implements DistillableTask {
   readonly agents: readonly string[];
   /** AT-GRPO's tree sampling (src/workflow/tree-sampling.ts): the maths and code environments can be copied. */
   readonly treeSampling = true;
+  /** CURE's rewards need the Coder and Tester pair on a code dataset (checked when asked, with the horizon). */
+  readonly rewardSchemes: readonly RewardScheme[];
   readonly workflow: Workflow;
   readonly problems: ProblemSets;
   private readonly makeEnv: (p: Problem) => TaskEnv;
@@ -79,6 +86,7 @@ export class WorkflowTask implements DistillableTask {
     this.problems = loadProblemSets(options.dataset, options.split, tokenizer);
     this.workflow = buildWorkflow(options.workflow, this.problems.domain);
     this.agents = this.workflow.agents.map((a) => a.name);
+    this.rewardSchemes = options.workflow.name === 'coder-tester' ? ['cure'] : [];
     const answerRole = options.answerRole ?? defaultAnswerRole(options.workflow.name);
     const common = {
       rewardWeights: options.rewardWeights,
@@ -99,7 +107,23 @@ export class WorkflowTask implements DistillableTask {
     const problems = chosen.flatMap((p) => Array.from({ length: req.rolloutsPerPrompt }, () => p));
     // The rolloutsPerPrompt episodes of the i-th problem chosen form one group (GRPO-family algorithms compare within it).
     const problemIndex = chosen.flatMap((_, i) => Array.from({ length: req.rolloutsPerPrompt }, () => i));
-    return tagGroups(await this.play(engine, problems, req.policies, req.sampling, req.seed), problemIndex);
+    const episodes = tagGroups(await this.play(engine, problems, req.policies, req.sampling, req.seed), problemIndex);
+    return req.rewardScheme === 'cure' ? applyCureRewards(episodes, this.cureContext()) : episodes;
+  }
+
+  private cureContext(): CureContext {
+    const byId = new Map(this.problems.train.map((p) => [p.id, p]));
+    const timeoutMs = this.options.programTimeoutMs ?? CODE_PROGRAM_TIMEOUT_MS;
+    return {
+      problemOf: (id) => byId.get(id) as CodeProblem,
+      run: this.deps.runProgram ?? defaultProgramRunner,
+      goldenPassRate: async (program, problem) => {
+        const v = await verifyCode({ program, tests: problem.tests, timeoutMs });
+        return v.total > 0 ? v.passed / v.total : 0;
+      },
+      timeoutMs,
+      roles: Object.fromEntries(this.workflow.agents.map((a) => [a.name, a.role])),
+    };
   }
 
   async evaluate(engine: Engine, req: EvalRequest): Promise<Episode[]> {

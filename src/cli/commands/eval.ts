@@ -1,4 +1,5 @@
-// `marft eval CONFIG --checkpoint DIR`: scores a checkpoint's agents on held-out problems.
+// `marft eval CONFIG --checkpoint DIR`: scores a checkpoint's agents on held-out problems;
+// `marft eval CONFIG --base`: scores the untrained system alone (the prompt-only rows).
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { listFlag, parseArgs, stringFlag } from '../args.ts';
@@ -13,14 +14,17 @@ import { basePolicies, evaluatePolicies } from '../../rl/evaluate.ts';
 import { buildRun } from '../../run/setup.ts';
 import { planFor } from '../../rl/trainer.ts';
 
-export const summary = 'score a checkpoint on held-out problems (CONFIG --checkpoint DIR [--base])';
+export const summary = 'score a checkpoint, or the untrained system, on held-out problems (CONFIG --checkpoint DIR [--base] | CONFIG --base)';
 
 const HELP = `usage: marft eval CONFIG --checkpoint DIR [--base] [--set KEY=VALUE ...]
+       marft eval CONFIG --base [--set KEY=VALUE ...]
 
 Decodes every held-out problem of CONFIG's task once per evaluation seed (eval.seeds, at
 eval.temperature) with the agents of checkpoint DIR (a RUN/checkpoints/step-N folder, or a run
 folder: its latest checkpoint), and prints a table and one JSON line
-{"score", "perSeed", "problems", "step", "checkpoint"}. --base also scores the untrained system.
+{"score", "perSeed", "problems", "step", "checkpoint"}. --base also scores the untrained system;
+without --checkpoint it scores only the untrained system (every agent acting with the frozen base:
+the prompt-only rows, docs/algorithms.md) and prints {"score", "perSeed", "problems", "base": true}.
 --set KEY=VALUE changes one key of CONFIG (repeatable; VALUE is YAML, validated like the file),
 e.g. --set eval.seeds=1 --set eval.problems=100.`;
 
@@ -48,10 +52,20 @@ export async function run(args: string[]): Promise<number> {
   const [file, ...extra] = parsed.positionals;
   if (!file || extra.length > 0) throw new UserError('expected exactly one CONFIG file (see --help)');
   const given = stringFlag(parsed, 'checkpoint');
-  if (!given) throw new UserError('--checkpoint is required');
+  if (!given && !parsed.flags.has('base')) throw new UserError('--checkpoint is required (or --base alone, to score the untrained system)');
   try {
+    if (!given) {
+      const config = await loadConfig(file, listFlag(parsed, 'set'));
+      const { engine, bundle } = await buildRun(config);
+      const base = await evaluatePolicies(engine, bundle.task, config, basePolicies(bundle.task));
+      console.log(`${'system'.padEnd(12)} ${'score'.padStart(7)}  per seed`);
+      console.log(`${'untrained'.padEnd(12)} ${base.score.toFixed(4).padStart(7)}  ${base.perSeed.map((x) => x.toFixed(3)).join(' ')}`);
+      console.log(JSON.stringify({ score: base.score, perSeed: base.perSeed, problems: base.problems, base: true }));
+      await engine.dispose();
+      return 0;
+    }
     const config = await loadConfig(file, listFlag(parsed, 'set'));
-    let ckpt = resolve(given);
+    let ckpt = resolve(given!);
     if (!existsSync(ckpt)) throw new UserError(`--checkpoint ${given}: no such folder`);
     if (!existsSync(join(ckpt, 'state.json'))) {
       const latest = await latestCheckpoint(ckpt);
