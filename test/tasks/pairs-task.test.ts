@@ -12,7 +12,7 @@ import type { Engine } from '../../src/engine/types.ts';
 import type { RolloutRequest } from '../../src/rl/task.ts';
 
 const tok = taskCharTokenizer();
-const fakeEngine = { config: { vocabSize: tok.vocabSize } } as unknown as Engine;
+const fakeEngine = { config: { vocabSize: tok.vocabSize }, info: { vocabSize: tok.vocabSize } } as unknown as Engine;
 const py = (code: string): string => `\`\`\`python\n${code}\n\`\`\``;
 
 function withScript(options: Record<string, unknown>, reply: (p: Problem, agent: string, t: number, episode: number) => string): WorkflowTask {
