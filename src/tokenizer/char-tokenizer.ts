@@ -28,6 +28,29 @@ export const CHAR_CHAT_TEMPLATE =
   "{% for message in messages %}{{ '<|' + message['role'] + '|>' + message['content'] + '<|end|>' }}{% endfor %}" +
   "{% if add_generation_prompt %}{{ '<|assistant|>' }}{% endif %}";
 
+/** The chat format above: each message as <|role|>content<|end|>, then <|assistant|> when a reply is wanted. */
+export function renderSpecialChat(messages: ChatMessage[], options: { addGenerationPrompt: boolean }): string {
+  let out = '';
+  for (const m of messages) out += `<|${m.role}|>${m.content}<|end|>`;
+  return options.addGenerationPrompt ? out + '<|assistant|>' : out;
+}
+
+/** The id (index in SPECIAL_TOKENS) of the special token that starts at text[i], or −1. */
+export function specialTokenAt(text: string, i: number): number {
+  return text.charCodeAt(i) === 60 /* '<' */ ? SPECIAL_TOKENS.findIndex((s) => text.startsWith(s, i)) : -1;
+}
+
+/** The pieces of `ids` concatenated (pieces[id] is id's string); an id with no piece is a RangeError naming `tokenizer`. */
+export function decodePieces(pieces: readonly string[], ids: number[], tokenizer: string): string {
+  let out = '';
+  for (const id of ids) {
+    const piece = pieces[id];
+    if (piece === undefined) throw new RangeError(`${tokenizer}: token id ${id} is outside the vocabulary (size ${pieces.length})`);
+    out += piece;
+  }
+  return out;
+}
+
 export class CharTokenizer implements Tokenizer {
   readonly vocabSize: number;
   readonly eosTokenIds: number[];
@@ -57,13 +80,11 @@ export class CharTokenizer implements Tokenizer {
     const unk = this.specialId('<unk>');
     let i = 0;
     while (i < text.length) {
-      if (text.charCodeAt(i) === 60 /* '<' */) {
-        const special = SPECIAL_TOKENS.findIndex((s) => text.startsWith(s, i));
-        if (special >= 0) {
-          ids.push(special);
-          i += SPECIAL_TOKENS[special]!.length;
-          continue;
-        }
+      const special = specialTokenAt(text, i);
+      if (special >= 0) {
+        ids.push(special);
+        i += SPECIAL_TOKENS[special]!.length;
+        continue;
       }
       const ch = String.fromCodePoint(text.codePointAt(i)!);
       ids.push(this.idOfChar.get(ch) ?? unk);
@@ -74,19 +95,11 @@ export class CharTokenizer implements Tokenizer {
 
   /** Special tokens decode to their strings, so decode(encode(s)) === s for text over the alphabet. */
   decode(ids: number[]): string {
-    let out = '';
-    for (const id of ids) {
-      const piece = this.pieceOfId[id];
-      if (piece === undefined) throw new RangeError(`CharTokenizer: token id ${id} is outside the vocabulary (size ${this.vocabSize})`);
-      out += piece;
-    }
-    return out;
+    return decodePieces(this.pieceOfId, ids, 'CharTokenizer');
   }
 
   renderChat(messages: ChatMessage[], options: { addGenerationPrompt: boolean }): string {
-    let out = '';
-    for (const m of messages) out += `<|${m.role}|>${m.content}<|end|>`;
-    return options.addGenerationPrompt ? out + '<|assistant|>' : out;
+    return renderSpecialChat(messages, options);
   }
 
   encodeChat(messages: ChatMessage[], options: { addGenerationPrompt: boolean }): number[] {

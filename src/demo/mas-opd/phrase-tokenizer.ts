@@ -5,7 +5,7 @@
 // trained on these prompts would merge them), and everything else (problems, numbers, programs) is
 // spelt out character by character. Encoding is greedy longest match, so the same text always
 // gives the same ids; decoding concatenates pieces. Chat format as CharTokenizer's.
-import { DEFAULT_ALPHABET, SPECIAL_TOKENS } from '../../tokenizer/char-tokenizer.ts';
+import { decodePieces, DEFAULT_ALPHABET, renderSpecialChat, SPECIAL_TOKENS, specialTokenAt } from '../../tokenizer/char-tokenizer.ts';
 import type { ChatMessage, Tokenizer } from '../../tokenizer/types.ts';
 
 export class PhraseTokenizer implements Tokenizer {
@@ -41,13 +41,11 @@ export class PhraseTokenizer implements Tokenizer {
     const unk = SPECIAL_TOKENS.indexOf('<unk>');
     let i = 0;
     outer: while (i < text.length) {
-      if (text[i] === '<') {
-        const s = SPECIAL_TOKENS.findIndex((t) => text.startsWith(t, i));
-        if (s >= 0) {
-          ids.push(s);
-          i += SPECIAL_TOKENS[s]!.length;
-          continue;
-        }
+      const s = specialTokenAt(text, i);
+      if (s >= 0) {
+        ids.push(s);
+        i += SPECIAL_TOKENS[s]!.length;
+        continue;
       }
       for (const p of this.byFirst.get(text[i]!) ?? []) {
         if (text.startsWith(p, i)) {
@@ -64,19 +62,11 @@ export class PhraseTokenizer implements Tokenizer {
   }
 
   decode(ids: number[]): string {
-    let out = '';
-    for (const id of ids) {
-      const piece = this.pieces[id];
-      if (piece === undefined) throw new RangeError(`PhraseTokenizer: token id ${id} is outside the vocabulary (size ${this.vocabSize})`);
-      out += piece;
-    }
-    return out;
+    return decodePieces(this.pieces, ids, 'PhraseTokenizer');
   }
 
   renderChat(messages: ChatMessage[], options: { addGenerationPrompt: boolean }): string {
-    let out = '';
-    for (const m of messages) out += `<|${m.role}|>${m.content}<|end|>`;
-    return options.addGenerationPrompt ? out + '<|assistant|>' : out;
+    return renderSpecialChat(messages, options);
   }
 
   encodeChat(messages: ChatMessage[], options: { addGenerationPrompt: boolean }): number[] {
