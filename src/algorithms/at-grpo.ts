@@ -7,26 +7,17 @@
 // GRPO's advantage within the group (std or, with advantage.groupScale: none, mean only);
 // token-level PPO-clip, the KL term when actor.klCoef > 0; no critic; optionally the groups whose
 // rewards are all equal are left out of the update (advantage.dropFlatGroups).
-import { policyAdapters, type Algorithm } from './types.ts';
+import { groupPpo, groupScaled, policyAdapters, type Algorithm } from './types.ts';
 
 export const atGrpo: Algorithm = {
   name: 'at-grpo',
   summary: 'AT-GRPO: tree sampling (K candidates per agent per turn, the best executed, all trained on), groups per (problem, turn, agent), token-level PPO-clip; no critic',
   plan: (agents, config) => ({
-    sampling: 'tree',
-    level: 'token',
-    policies: policyAdapters(agents, config.policy.parameterSharing),
-    critics: null,
-    chain: 'per-agent',
-    // Each candidate's own reward (α·team + local, as the runtime assigned it in its copy).
-    reward: 'broadcast',
-    criticInput: 'own',
+    // Rewards broadcast: each candidate's own reward (α·team + local, as the runtime assigned it in its copy).
     // The group-relative key is (EpisodeGroup, agent, turn): with one tree per problem, (problem, turn, agent).
-    advantage: config.advantage.groupScale === 'std' ? 'group-relative' : 'group-relative-no-std',
-    policyLoss: 'ppo-clip',
-    scaleRewards: false,
-    whitenAdvantages: false,
-    kl: true,
+    ...groupPpo(groupScaled(config)),
+    sampling: 'tree',
+    policies: policyAdapters(agents, config.policy.parameterSharing),
     dropFlatGroups: config.advantage.dropFlatGroups,
   }),
 };

@@ -6,25 +6,17 @@
 // passes it, else −1), each standardised within its own group (the Coders' responses, the Testers'
 // responses: GRPO's key separates agents); token-level PPO-clip with the k3 KL term
 // (examples/presets/cure-authors.yaml: KL 0.01, lr 1e-6); no critic.
-import { policyAdapters, type Algorithm } from './types.ts';
+import { groupPpo, policyAdapters, type Algorithm } from './types.ts';
 
 export const cure: Algorithm = {
   name: 'cure',
   summary: 'CURE: one shared policy as Coder and Tester, programs and unit tests run against each other; standardised program and test rewards; token-level PPO-clip with KL',
   plan: (agents) => ({
+    // Standardised within each group, whatever advantage.groupScale says.
+    ...groupPpo('group-relative'),
     sampling: 'group',
-    level: 'token',
     // One policy for both roles, whatever policy.parameterSharing says.
     policies: policyAdapters(agents, true),
-    critics: null,
-    chain: 'per-agent',
-    reward: 'broadcast',
-    criticInput: 'own',
-    advantage: 'group-relative',
-    policyLoss: 'ppo-clip',
-    scaleRewards: false,
-    whitenAdvantages: false,
-    kl: true,
     rewards: 'cure',
   }),
 };

@@ -5,24 +5,14 @@
 // tables it is depends on the task's workflow: single-agent (SA+ST+GRPO), single-agent revising
 // over turns (SA+MT+GRPO), or a multi-agent workflow (MAS+GRPO: each role compared with its own
 // responses to the same problem, its adapter updated from them).
-import { policyAdapters, type Algorithm } from './types.ts';
+import { groupPpo, groupScaled, policyAdapters, type Algorithm } from './types.ts';
 
 export const grpo: Algorithm = {
   name: 'grpo',
   summary: 'GRPO: group-relative advantages over G episodes per problem, per role and turn; token-level PPO-clip; no critic',
   plan: (agents, config) => ({
+    ...groupPpo(groupScaled(config)),
     sampling: 'group',
-    level: 'token',
     policies: policyAdapters(agents, config.policy.parameterSharing),
-    critics: null,
-    chain: 'per-agent',
-    reward: 'broadcast',
-    criticInput: 'own',
-    advantage: config.advantage.groupScale === 'std' ? 'group-relative' : 'group-relative-no-std',
-    policyLoss: 'ppo-clip',
-    // The group statistics are GRPO's normalisation: no running reward scale, no batch whitening on top.
-    scaleRewards: false,
-    whitenAdvantages: false,
-    kl: true,
   }),
 };

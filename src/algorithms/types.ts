@@ -94,3 +94,29 @@ export function ppoWithCritic(level: CreditLevel, config: MarftConfig): Pick<Alg
     kl: true,
   };
 }
+
+/**
+ * What the critic-free group algorithms with PPO-clip share (GRPO, AT-GRPO, CURE): each agent's own
+ * chain with the team reward (plus its local reward) broadcast to every action, the group-relative
+ * `advantage`, token-level PPO-clip, the KL term; the group statistics are the normalisation (no
+ * running reward scale, no batch whitening on top).
+ */
+export function groupPpo(advantage: 'group-relative' | 'group-relative-no-std'): Pick<AlgorithmPlan, 'level' | 'critics' | 'chain' | 'reward' | 'criticInput' | 'advantage' | 'policyLoss' | 'scaleRewards' | 'whitenAdvantages' | 'kl'> {
+  return {
+    level: 'token',
+    critics: null,
+    chain: 'per-agent',
+    reward: 'broadcast',
+    criticInput: 'own',
+    advantage,
+    policyLoss: 'ppo-clip',
+    scaleRewards: false,
+    whitenAdvantages: false,
+    kl: true,
+  };
+}
+
+/** The group-relative estimator advantage.groupScale names: (r − mean)/(std + eps) with std, r − mean with none. */
+export function groupScaled(config: MarftConfig): 'group-relative' | 'group-relative-no-std' {
+  return config.advantage.groupScale === 'std' ? 'group-relative' : 'group-relative-no-std';
+}
