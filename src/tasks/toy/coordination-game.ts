@@ -14,13 +14,12 @@
 // seeds from a separate stream (the training distribution: a secret game has nothing to hold out).
 // With `model.engine: embedded` and no model.path, the task builds the toy decoder (./toy-decoder.ts).
 import type { Engine } from '../../engine/types.ts';
-import { deriveSeed, mulberry32 } from '../../rng.ts';
-import { tagGroups } from '../../rl/episode-groups.ts';
-import type { EvalRequest, RolloutRequest, Sampling, Task, TaskBundle } from '../../rl/task.ts';
+import { deriveSeed } from '../../rng.ts';
+import type { Sampling, Task, TaskBundle } from '../../rl/task.ts';
 import { policyTarget } from '../../workflow/sampler.ts';
 import type { Episode } from '../../workflow/trajectory.ts';
 import { boolOption, intOption, numberOption, oneOfOption, rejectUnknown, type Options } from '../options.ts';
-import { sampleParams, tokenAction } from './token-play.ts';
+import { sampleParams, secretGame, tokenAction } from './token-play.ts';
 import { hiddenSizeOption, toyDecoder } from './toy-decoder.ts';
 
 type TeamRewardMode = 'broadcast' | 'split';
@@ -66,24 +65,6 @@ export function coordinationGame(options: Options = {}): TaskBundle {
       };
     });
   };
-  const task: Task = {
-    agents: ['sender', 'receiver'],
-    async rollout(engine: Engine, req: RolloutRequest) {
-      const rng = mulberry32(deriveSeed(req.seed, 0));
-      const secrets: number[] = [];
-      const problemIndex: number[] = [];
-      for (let p = 0; p < req.batchSize; p++) {
-        const s = Math.floor(rng() * K);
-        for (let g = 0; g < req.rolloutsPerPrompt; g++) secrets.push(s), problemIndex.push(p);
-      }
-      // The rolloutsPerPrompt episodes of the p-th secret drawn form one group (a secret drawn twice is two groups).
-      return tagGroups(await play(engine, secrets, req.seed, req.sampling, req.policies), problemIndex);
-    },
-    async evaluate(engine: Engine, req: EvalRequest) {
-      // Evaluation episodes, not held-out ones: every secret, 16 times each (all the task has; `problems` caps it).
-      const all = Array.from({ length: 16 * K }, (_, i) => i % K);
-      return play(engine, req.problems > 0 ? all.slice(0, req.problems) : all, deriveSeed(req.seed, 7919), req.sampling, req.policies);
-    },
-  };
+  const task: Task = { agents: ['sender', 'receiver'], ...secretGame(K, play) };
   return { task, vocabSize: 3 + K, buildEngine: async (seed) => toyDecoder(3 + K, hiddenSize, seed) };
 }

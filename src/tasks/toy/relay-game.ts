@@ -28,10 +28,10 @@
 import type { Engine } from '../../engine/types.ts';
 import { deriveSeed, mulberry32 } from '../../rng.ts';
 import { intOption, numberOption, oneOfOption, rejectUnknown, type Options } from '../options.ts';
-import { tagGroups } from '../../rl/episode-groups.ts';
-import type { EvalRequest, RolloutRequest, Sampling, Task, TaskBundle } from '../../rl/task.ts';
+import type { Sampling, Task, TaskBundle } from '../../rl/task.ts';
 import { policyTarget } from '../../workflow/sampler.ts';
 import type { ActionRecord, Episode } from '../../workflow/trajectory.ts';
+import { sampleParams, secretGame } from './token-play.ts';
 import { hiddenSizeOption, toyDecoder } from './toy-decoder.ts';
 
 export const MIN_RELAY_AGENTS = 2;
@@ -76,10 +76,6 @@ export function parseRelayGameOptions(options: Options): RelayGameOptions & { hi
   return o;
 }
 
-function sampleParams(s: Sampling, seed: number) {
-  return { temperature: s.temperature, topP: s.topP, topK: s.topK, maxNewTokens: 1, stopTokenIds: [], stopStrings: [], seed };
-}
-
 export function relayGame(options: Options = {}): TaskBundle {
   const o = parseRelayGameOptions(options);
   const n = o.agents;
@@ -97,7 +93,7 @@ export function relayGame(options: Options = {}): TaskBundle {
       const name = names[i]!;
       const policy = policies[name]!;
       const prompts = secrets.map((s, b) => [tok.bos, tok.tag(i), i === 0 ? tok.symbol(s) : delivered[b]![i - 1]!]);
-      const out = await engine.sample(policyTarget(policy), prompts, sampleParams(sampling, deriveSeed(seed, 1 + i)));
+      const out = await engine.sample(policyTarget(policy), prompts, sampleParams(sampling, 1, deriveSeed(seed, 1 + i)));
       for (let b = 0; b < B; b++) {
         const r = out[b]!;
         records[b]!.push({
@@ -129,25 +125,6 @@ export function relayGame(options: Options = {}): TaskBundle {
     });
   };
 
-  const task: Task = {
-    agents: names,
-    async rollout(engine: Engine, req: RolloutRequest) {
-      const rng = mulberry32(deriveSeed(req.seed, 0));
-      const secrets: number[] = [];
-      const problemIndex: number[] = [];
-      for (let p = 0; p < req.batchSize; p++) {
-        const s = Math.floor(rng() * K);
-        for (let g = 0; g < req.rolloutsPerPrompt; g++) secrets.push(s), problemIndex.push(p);
-      }
-      // The rolloutsPerPrompt episodes of the p-th secret drawn form one group (a secret drawn twice is two groups).
-      return tagGroups(await play(engine, secrets, req.seed, req.sampling, req.policies), problemIndex);
-    },
-    async evaluate(engine: Engine, req: EvalRequest) {
-      // Evaluation episodes, not held-out ones: every secret 16 times (`problems` caps it), the
-      // training distribution under seeds of their own.
-      const all = Array.from({ length: 16 * K }, (_, i) => i % K);
-      return play(engine, req.problems > 0 ? all.slice(0, req.problems) : all, deriveSeed(req.seed, 7919), req.sampling, req.policies);
-    },
-  };
+  const task: Task = { agents: names, ...secretGame(K, play) };
   return { task, vocabSize: tok.vocabSize, buildEngine: async (seed) => toyDecoder(tok.vocabSize, o.hiddenSize, seed) };
 }
