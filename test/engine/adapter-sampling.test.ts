@@ -8,10 +8,9 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { EmbeddedEngine } from '../../src/engine/embedded/engine.ts';
 import { loadBaseDir } from '../../src/engine/embedded/engine-io.ts';
-import { namedParams, randomWeights } from '../../src/engine/embedded/weights.ts';
 import type { ModelConfig, SampleParams } from '../../src/engine/types.ts';
 import { ALL_LINEAR_MODULES } from '../../src/engine/types.ts';
-import { checkpointDir, checkpointJobs, maxAbsDiff, oracleBatch, readJson, skipWithoutVenv, tempDir, testSequences } from './oracle-helpers.ts';
+import { checkpointDir, checkpointJobs, maxAbsDiff, oracleBatch, readJson, skipWithoutVenv, spreadWeights, tempDir, testSequences } from './oracle-helpers.ts';
 
 const cfg: ModelConfig = {
   architecture: 'qwen3', vocabSize: 61, hiddenSize: 32, intermediateSize: 48, numHiddenLayers: 2, numAttentionHeads: 4,
@@ -23,16 +22,7 @@ const greedy: SampleParams = { ...params, temperature: 0 };
 const adapter = { kind: 'adapter', name: 'trained' } as const;
 const base = { kind: 'base' } as const;
 
-/** A random model with weights of std ~1/√fan_in (embedding std 1), so distributions are neither flat nor one-hot. */
-function randomEngine(seed: number): EmbeddedEngine {
-  const w = randomWeights(cfg, seed);
-  for (const [name, p] of namedParams(w)) {
-    if (name.endsWith('norm.weight')) continue;
-    const scale = name.includes('embed') ? 1 / 0.02 : 1 / (0.02 * Math.sqrt(p.shape[1]!));
-    p.data.forEach((v, i, a) => { a[i] = v * scale; });
-  }
-  return new EmbeddedEngine(cfg, w);
-}
+const randomEngine = (seed: number): EmbeddedEngine => new EmbeddedEngine(cfg, spreadWeights(cfg, seed));
 
 /** Fills every B of the adapter (zero at creation) with `scale`·sin(...): what training would have moved. */
 function setB(e: EmbeddedEngine, name: string, scale: number): void {

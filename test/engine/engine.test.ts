@@ -8,8 +8,8 @@ import { createEngine } from '../../src/engine/index.ts';
 import type { Engine, ModelConfig, SampleParams } from '../../src/engine/types.ts';
 import { ALL_LINEAR_MODULES } from '../../src/engine/types.ts';
 import { EmbeddedEngine } from '../../src/engine/embedded/engine.ts';
-import { namedParams, randomWeights } from '../../src/engine/embedded/weights.ts';
-import { maxAbsDiff, tempDir } from './oracle-helpers.ts';
+import { namedParams } from '../../src/engine/embedded/weights.ts';
+import { maxAbsDiff, spreadWeights, tempDir } from './oracle-helpers.ts';
 
 const cfg: ModelConfig = {
   architecture: 'qwen2', vocabSize: 50, hiddenSize: 32, intermediateSize: 64, numHiddenLayers: 2, numAttentionHeads: 4,
@@ -20,15 +20,8 @@ const lora = { rank: 4, alpha: 8, targetModules: [...ALL_LINEAR_MODULES] };
 const sampling: SampleParams = { temperature: 1, topP: 1, topK: 0, maxNewTokens: 12, stopTokenIds: [], stopStrings: [], seed: 42 };
 const prompts = [[3, 4, 5], [7], [9, 10, 11, 12, 13, 14]];
 
-/** A random model with weights of std ~1/√fan_in (embedding std 1), so distributions are neither flat nor one-hot. */
 function engine(seed = 1, decode?: (ids: number[]) => string): EmbeddedEngine {
-  const w = randomWeights(cfg, seed);
-  for (const [name, p] of namedParams(w)) {
-    if (name.endsWith('norm.weight') || name.endsWith('.bias')) continue;
-    const scale = name.includes('embed') ? 1 / 0.02 : 1 / (0.02 * Math.sqrt(p.shape[1]!));
-    p.data.forEach((v, i, a) => { a[i] = v * scale; });
-  }
-  return new EmbeddedEngine(cfg, w, decode ? { decode } : {});
+  return new EmbeddedEngine(cfg, spreadWeights(cfg, seed), decode ? { decode } : {});
 }
 
 test('sampling is reproducible from the seed and independent of the rest of the batch', async () => {

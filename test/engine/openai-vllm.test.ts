@@ -10,10 +10,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { loadEngine, type Engine, type SampleParams } from '../../src/engine/index.ts';
 import { OpenAiSamplingEngine } from '../../src/engine/openai/engine.ts';
+import { freePort } from '../../src/engine/vllm/server.ts';
 import { repoRoot, tempDir } from './oracle-helpers.ts';
 
 const python = join(repoRoot, '.venv-vllm/bin/python');
@@ -26,17 +26,6 @@ let server: ChildProcess | undefined;
 let output = '';
 let served: OpenAiSamplingEngine;
 let embedded: Engine;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 before(async () => {
   if (skip) return;

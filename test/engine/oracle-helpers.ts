@@ -1,8 +1,11 @@
 // Shared helpers of the engine's oracle tests: the Python reference (oracle/engine_oracle.py run by
-// .venv-oracle), tiny random checkpoints cached per architecture, and comparisons.
+// .venv-oracle), tiny random checkpoints cached per architecture, random weights that spread the
+// distributions, and comparisons.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { namedParams, randomWeights, type BaseWeights } from '../../src/engine/embedded/weights.ts';
+import type { ModelConfig } from '../../src/engine/types.ts';
 import { repoRoot, runPython, tempDir } from '../python-oracle.ts';
 
 export { repoRoot, skipWithoutVenv, tempDir } from '../python-oracle.ts';
@@ -93,4 +96,15 @@ export function testSequences(vocab: number, lengths: number[], seed: number): n
     return x;
   };
   return lengths.map((n) => Array.from({ length: n }, () => next() % vocab));
+}
+
+/** Random weights of std ~1/√fan_in (embedding std 1; norms and biases as randomWeights makes them), so distributions are neither flat nor one-hot. */
+export function spreadWeights(cfg: ModelConfig, seed: number): BaseWeights {
+  const w = randomWeights(cfg, seed);
+  for (const [name, p] of namedParams(w)) {
+    if (name.endsWith('norm.weight') || name.endsWith('.bias')) continue;
+    const scale = name.includes('embed') ? 1 / 0.02 : 1 / (0.02 * Math.sqrt(p.shape[1]!));
+    p.data.forEach((v, i, a) => { a[i] = v * scale; });
+  }
+  return w;
 }

@@ -4,9 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EmbeddedEngine } from '../../src/engine/embedded/engine.ts';
-import { namedParams, randomWeights } from '../../src/engine/embedded/weights.ts';
 import type { ModelConfig, SampleParams } from '../../src/engine/types.ts';
-import { maxAbsDiff, testSequences } from './oracle-helpers.ts';
+import { maxAbsDiff, spreadWeights, testSequences } from './oracle-helpers.ts';
 
 const CONTEXT = 16;
 const cfg: ModelConfig = {
@@ -17,16 +16,7 @@ const cfg: ModelConfig = {
 const params: SampleParams = { temperature: 1, topP: 1, topK: 0, maxNewTokens: 100, stopTokenIds: [], stopStrings: [], seed: 9 };
 const base = { kind: 'base' } as const;
 
-/** A random model with weights of std ~1/√fan_in (embedding std 1), so distributions are neither flat nor one-hot. */
-function randomEngine(seed: number): EmbeddedEngine {
-  const w = randomWeights(cfg, seed);
-  for (const [name, p] of namedParams(w)) {
-    if (name.endsWith('norm.weight')) continue;
-    const scale = name.includes('embed') ? 1 / 0.02 : 1 / (0.02 * Math.sqrt(p.shape[1]!));
-    p.data.forEach((v, i, a) => { a[i] = v * scale; });
-  }
-  return new EmbeddedEngine(cfg, w);
-}
+const randomEngine = (seed: number): EmbeddedEngine => new EmbeddedEngine(cfg, spreadWeights(cfg, seed));
 
 test('sampling that reaches the context stops with context_full, with the full-context forward\'s log-probs (ragged batch)', async () => {
   const e = randomEngine(1);

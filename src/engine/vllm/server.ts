@@ -48,7 +48,8 @@ export interface VllmServerOptions {
 /** The name the base model is served under. */
 export const BASE_SERVED_NAME = 'base';
 
-function freePort(): Promise<number> {
+/** A port on 127.0.0.1 that nothing listens on now. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.on('error', reject);
