@@ -30,23 +30,25 @@ fi
 
 if [ "$blas_only" = 1 ]; then echo "[setup] done (OpenBLAS only)"; exit 0; fi
 
-VENV=.venv-oracle
-if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import torch, transformers, peft, safetensors' 2>/dev/null; then
-  echo "[setup] creating $VENV (torch 2.13.0 CPU, transformers, peft, safetensors)"
-  python3 -m venv "$VENV"
-  "$VENV/bin/pip" install -q --disable-pip-version-check torch==2.13.0
-  "$VENV/bin/pip" install -q --disable-pip-version-check 'transformers==5.24.0' 'peft==0.21.2' 'safetensors==0.8.0' numpy
-fi
+# torch_venv DIR MODULES WHAT PACKAGES...: makes the virtual environment DIR (saying "creating DIR
+# WHAT") with torch 2.13.0 and then PACKAGES, unless DIR's python already imports MODULES.
+torch_venv() {
+  local dir=$1 modules=$2 what=$3
+  shift 3
+  if [ -x "$dir/bin/python" ] && "$dir/bin/python" -c "import $modules" 2>/dev/null; then return 0; fi
+  echo "[setup] creating $dir $what"
+  python3 -m venv "$dir"
+  "$dir/bin/pip" install -q --disable-pip-version-check torch==2.13.0
+  "$dir/bin/pip" install -q --disable-pip-version-check "$@"
+}
+
+torch_venv .venv-oracle 'torch, transformers, peft, safetensors' '(torch 2.13.0 CPU, transformers, peft, safetensors)' \
+  'transformers==5.24.0' 'peft==0.21.2' 'safetensors==0.8.0' numpy
 
 # On GPU machines the worker needs a CUDA build of torch (PyPI's default Linux wheel is one); an
 # existing environment can be used instead through MARFT_TORCH_PYTHON (docs/scaling.md).
-TORCH_VENV=.venv-torch
-if [ ! -x "$TORCH_VENV/bin/python" ] || ! "$TORCH_VENV/bin/python" -c 'import torch, transformers, safetensors, msgpack' 2>/dev/null; then
-  echo "[setup] creating $TORCH_VENV (torch 2.13.0, transformers, safetensors, msgpack) for the torch engine"
-  python3 -m venv "$TORCH_VENV"
-  "$TORCH_VENV/bin/pip" install -q --disable-pip-version-check torch==2.13.0
-  "$TORCH_VENV/bin/pip" install -q --disable-pip-version-check 'transformers==5.24.0' 'safetensors==0.8.0' 'msgpack==1.2.4' numpy
-fi
+torch_venv .venv-torch 'torch, transformers, safetensors, msgpack' '(torch 2.13.0, transformers, safetensors, msgpack) for the torch engine' \
+  'transformers==5.24.0' 'safetensors==0.8.0' 'msgpack==1.2.4' numpy
 
 VLLM_VENV=.venv-vllm
 if [ "$vllm" = 1 ] && { [ ! -x "$VLLM_VENV/bin/python" ] || ! "$VLLM_VENV/bin/python" -c 'import vllm' 2>/dev/null; }; then
