@@ -16,6 +16,7 @@ import { parseConfig } from '../config/load.ts';
 import type { MarftConfig } from '../config/schema.ts';
 import { train } from '../rl/trainer.ts';
 import { ArithDuoTask, buildPretrainedEngine } from './arith-task.ts';
+import { DEFAULT_PRETRAIN } from './pretrain.ts';
 import { DUO_AGENT_NAMES, type DuoAgentName, MAX_SOLUTION_TOKENS } from './duo-workflow.ts';
 import { demoModelConfig, parameterCount } from './model-config.ts';
 import { PALETTE, type Rgb, type Series, renderLineChart } from './plot.ts';
@@ -43,16 +44,19 @@ const TRAINER_OVERRIDES = {
   algorithm: 'marft-action',
   // n + 1 adapters: one LoRA policy per agent and the centralised critic.
   policy: { parameterSharing: false, loraRank: 8, loraAlpha: 16 },
-  // Frozen base + MLP head (the reference code's critic; MAS-OPD's MARFT runs use hidden 64).
-  critic: { kind: 'mlp', mlpHidden: [64], warmupSteps: 2, valueClip: 0, optim: { lr: 1e-3 } },
+  // The paper's critic: a LoRA critic adapter with a linear value head. A frozen base + MLP head
+  // (the reference code's) explained none of the returns' variance here (its input is the base's
+  // last hidden state, which this tiny base never learned to make informative of success); four
+  // minibatches per step give the critic four AdamW steps per RL step (App. B: one).
+  critic: { kind: 'lora-critic', loraRank: 8, loraAlpha: 16, minibatches: 4, warmupSteps: 2, valueClip: 0, optim: { lr: 1e-3 } },
   // LoRA on a tiny model takes far larger steps than App. B's 5e-6 for billions of parameters.
   actor: { klCoef: 0.1, optim: { lr: 1e-3, schedule: 'constant', warmupRatio: 0 } },
 };
 
 export const FULL_SETTINGS: DemoSettings = {
   heldOut: 1000,
-  pretrainSteps: 1200,
-  rlSteps: 60,
+  pretrainSteps: DEFAULT_PRETRAIN.steps,
+  rlSteps: 40,
   problemsPerStep: 64,
   rolloutsPerProblem: 8,
   monitorEvery: 5,
@@ -63,7 +67,7 @@ export const FULL_SETTINGS: DemoSettings = {
 };
 
 /** For tests: the same pipeline with smaller budgets. */
-export const QUICK_SETTINGS: DemoSettings = { ...FULL_SETTINGS, heldOut: 500, pretrainSteps: 800, rlSteps: 30, problemsPerStep: 32, ablation: false };
+export const QUICK_SETTINGS: DemoSettings = { ...FULL_SETTINGS, heldOut: 500, rlSteps: 20, problemsPerStep: 32, ablation: false };
 
 export interface TeamResult {
   id: string;
@@ -220,14 +224,14 @@ async function trainTeam(spec: TeamSpec, modelDir: string, seed: number, setting
       onStep: (m) => {
         const reward = Number(m.score_mean);
         rewards.push(reward);
-        // Positions follow the trained agents' order (a frozen agent's actions are not in the batch).
-        spec.trainAgents.forEach((agent, pos) => (explained[agent] ??= []).push(m[`explained_variance/pos${pos}`] as number | null));
+        // An agent's position in the step is its place in the Duo (a frozen agent still acts first or second).
+        spec.trainAgents.forEach((agent) => (explained[agent] ??= []).push(m[`explained_variance/pos${DUO_AGENT_NAMES.indexOf(agent)}`] as number | null));
         const n = rewards.length;
         const monitored = typeof m.eval_score === 'number' ? m.eval_score : null;
         if (monitored !== null) monitor.push([n, monitored]);
         if (n === 1 || n % 5 === 0 || n === settings.rlSteps) {
           const held = monitored !== null ? `  held-out greedy ${monitored.toFixed(3)}` : '';
-          const ev = spec.trainAgents.map((_, pos) => m[`explained_variance/pos${pos}`]).map((v) => (typeof v === 'number' ? v.toFixed(2) : '-')).join('/');
+          const ev = spec.trainAgents.map((agent) => m[`explained_variance/pos${DUO_AGENT_NAMES.indexOf(agent)}`]).map((v) => (typeof v === 'number' ? v.toFixed(2) : '-')).join('/');
           log(`  step ${String(n).padStart(3)}/${settings.rlSteps}  rollout reward ${reward.toFixed(3)}${held}  value loss ${Number(m.value_loss).toFixed(4)}  critic EV ${ev}  ${Number(m.step_time_s).toFixed(1)} s/step`);
         }
       },

@@ -10,7 +10,7 @@ import { QUICK_SETTINGS, finalJson, runDemo } from '../../src/demo/run-demo.ts';
 
 const long = process.env.MARFT_LONG_TESTS !== '0';
 
-/** Measured with the quick settings (docs/demo.md): the smallest gain across seeds, with a margin. */
+/** Measured with the quick settings (docs/demo.md): +0.206 at seed 0 (0.598 -> 0.804); half of it, as a margin. */
 const MIN_IMPROVEMENT = 0.1;
 
 test('the quick demo improves the team on held-out problems', { skip: !long && 'long test (MARFT_LONG_TESTS=0)', timeout: 20 * 60_000 }, async () => {
@@ -26,6 +26,8 @@ test('the quick demo improves the team on held-out problems', { skip: !long && '
     assert.ok(result.before.score > 0.2 && result.before.score < 0.75, `before ${result.before.score}`);
     assert.ok((json.improvement as number) >= MIN_IMPROVEMENT, `improvement ${json.improvement} (before ${json.before}, after ${json.after})`);
     assert.ok(result.teams[0]!.after.rightPlanRate > result.before.rightPlanRate);
+    // The critic's explained variance is reported per agent (its value depends on the thread count's rounding: not asserted).
+    assert.deepEqual(Object.keys(json.criticExplainedVariance as object), ['planner', 'solver']);
     for (const file of ['model/config.json', 'model/model.safetensors', 'model/tokenizer.json', 'reward-per-step.png', 'results.json', 'adapters/both/planner/adapter_config.json', 'adapters/both/solver/adapter_model.safetensors', 'teams/both/metrics.jsonl']) {
       assert.ok(existsSync(join(runDir, file)), `${file} is missing`);
     }
