@@ -4,6 +4,8 @@
 // mean return (no std), shared by every agent of the joint sample; REINFORCE (−A·log π of the
 // whole response: action-level units, log-prob per actor.actionNormalisation); no critic, no
 // clipping, no KL; an independent policy per agent whatever policy.parameterSharing says.
+// advantage.jointActions: cross replaces the aligned joint samples of a single-turn task that
+// scores combinations (Task.scoreJoint) by all G^n of them (src/rl/estimators/return-to-go-group-mean.ts).
 import { policyAdapters, type Algorithm } from './types.ts';
 
 export const magrpo: Algorithm = {

@@ -126,6 +126,7 @@ export const configSchema = obj('a MARFT training run', {
     normaliseAdvantages: bool('whiten the advantages over the units being updated in the step', true),
     dropFlatGroups: bool('at-grpo only: leave the candidates of groups whose rewards are all equal (zero range, advantage 0) out of the policy update', false),
     groupScale: oneOf('grpo and at-grpo only: std divides r − group mean by the group’s standard deviation (GRPO); none only subtracts the mean (the “no std” variant of Dr. GRPO)', GROUP_SCALES, 'std'),
+    jointActions: oneOf('magrpo only: aligned pairs the i-th samples of every agent of a problem into G joint samples (the G episodes); cross scores every combination (G^n joint samples, Task.scoreJoint, single-turn tasks that offer it) and credits each agent’s sample with the mean over its joint samples of return − the mean over all of them', ['aligned', 'cross'] as const, 'aligned'),
     baseline: oneOf('critic: GAE reads the critic’s values; batch-mean: every old value is replaced by the batch’s mean value (an ablation that keeps the budget but drops the critic’s state dependence)', ['critic', 'batch-mean'] as const, 'critic'),
   }),
   rollout: obj('sampling of training episodes', {

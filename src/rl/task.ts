@@ -51,9 +51,26 @@ export interface Task {
   readonly treeSampling?: boolean;
   /** Reward schemes the task can answer RolloutRequest.rewardScheme with. */
   readonly rewardSchemes?: readonly RewardScheme[];
+  /**
+   * The joint reward of an arbitrary combination of single-turn actions drawn for one problem
+   * (advantage.jointActions: cross, MAGRPO): `episode` is any episode of the problem's group, and
+   * `actions` holds one action per agent, in the task's agent order, possibly taken from different
+   * episodes of the group. Returns what the episode's joint reward (team reward plus role-local
+   * rewards) would be had those actions been played together. Offer it only where an action does
+   * not depend on another agent's action of the same turn (no re-running is involved).
+   */
+  scoreJoint?(episode: Episode, actions: readonly JointAction[]): number;
   rollout(engine: Engine, request: RolloutRequest): Promise<Episode[]>;
   /** Episodes on held-out problems (never trained on); their `score` is the evaluation outcome. */
   evaluate(engine: Engine, request: EvalRequest): Promise<Episode[]>;
+}
+
+/** One agent's action in a combination scored by Task.scoreJoint. */
+export interface JointAction {
+  agent: string;
+  /** The action's tokens (without the prompt). */
+  tokens: readonly number[];
+  text: string;
 }
 
 /** Everything a configuration's `task` section becomes. */

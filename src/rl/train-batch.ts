@@ -5,6 +5,7 @@
 import type { AlgorithmPlan } from '../algorithms/types.ts';
 import type { MarftConfig } from '../config/schema.ts';
 import type { Episode } from '../workflow/trajectory.ts';
+import type { Task } from './task.ts';
 import { actionScale } from './action-normalisation.ts';
 import { normaliseBatch } from './batch-normalisation.ts';
 import { creditChains } from './credit-chains.ts';
@@ -105,8 +106,8 @@ export function scaleRewards(actions: TrainAction[], plan: AlgorithmPlan, moment
 }
 
 /** Fills advantages_K and returns_K with the plan's estimator (src/rl/estimators/index.ts). */
-export function assignCredit(actions: TrainAction[], episodes: Episode[], plan: AlgorithmPlan, config: MarftConfig): void {
-  ADVANTAGE_ESTIMATORS[plan.advantage].assign(actions, { episodes, plan, config });
+export function assignCredit(actions: TrainAction[], episodes: Episode[], plan: AlgorithmPlan, config: MarftConfig, task?: Pick<Task, 'scoreJoint'>): void {
+  ADVANTAGE_ESTIMATORS[plan.advantage].assign(actions, { episodes, plan, config, ...(task ? { task } : {}) });
 }
 
 /** Whitens the advantages over every unit of the given actions (App. B): the trainer passes the units being updated. */

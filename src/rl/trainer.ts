@@ -97,6 +97,12 @@ export function planFor(config: MarftConfig, task: Task): AlgorithmPlan {
   if (plan.sampling === 'group' && config.rollout.rolloutsPerPrompt < 2) {
     throw new ConfigError(`rollout.rolloutsPerPrompt: ${config.algorithm} compares the episodes of one problem with each other and needs at least 2 per problem (GRPO's G; the MAS-OPD runs use 4), got ${config.rollout.rolloutsPerPrompt}`);
   }
+  if (config.advantage.jointActions === 'cross' && config.algorithm !== 'magrpo') {
+    throw new ConfigError(`advantage.jointActions: cross applies to magrpo only (its joint samples); ${config.algorithm} takes aligned`);
+  }
+  if (config.advantage.jointActions === 'cross' && !task.scoreJoint) {
+    throw new ConfigError('advantage.jointActions: cross needs a task that scores any combination of its agents\' actions (Task.scoreJoint: e.g. coordination-game with dependency: false); this task offers none, use aligned');
+  }
   if (config.actor.agentByAgent && new Set(Object.values(plan.policies)).size < task.agents.length) {
     throw new ConfigError('actor.agentByAgent: cannot be combined with policy.parameterSharing (one shared adapter has no agents to take turns; set parameterSharing: false)');
   }
@@ -185,7 +191,7 @@ async function trainStep(engine: Engine, task: Task, config: MarftConfig, plan: 
     await fillValues(engine, actions, plan.level, train.microBatchTokens);
     if (config.advantage.baseline === 'batch-mean') replaceValuesByMean(actions);
   }
-  assignCredit(actions, episodes, plan, config);
+  assignCredit(actions, episodes, plan, config, task);
 
   const all = valueUnits(actions, plan);
   const adv = moments(actions.flatMap((a) => Array.from(a.advantages_K)));

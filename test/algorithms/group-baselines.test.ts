@@ -76,3 +76,24 @@ test('a group algorithm with one episode per problem is refused in one line nami
   assert.deepEqual(planFor(parseConfig({ ...config, algorithm: 'magrpo' }), duo).policies, { sender: 'policy-sender', receiver: 'policy-receiver' });
   assert.deepEqual(planFor(parseConfig({ ...config, algorithm: 'grpo' }), duo).policies, { sender: 'policy', receiver: 'policy' });
 });
+
+test('cross joint actions: refused in one line for a task without scoreJoint or an algorithm other than magrpo; the coordination game offers them without the dependency', async () => {
+  const cross = { rollout: { rolloutsPerPrompt: 2 }, advantage: { jointActions: 'cross' } };
+  const oneLine = (pattern: RegExp) => (e: Error) => e.name === 'ConfigError' && pattern.test(e.message) && !e.message.includes('\n');
+  const { task: dependent } = coordinationGame({});
+  assert.equal(dependent.scoreJoint, undefined, 'the receiver sees the message: no arbitrary combination');
+  assert.throws(() => planFor(parseConfig({ ...cross, algorithm: 'magrpo' }), dependent), oneLine(/^advantage\.jointActions: cross needs a task that scores/));
+  const { task: independent } = coordinationGame({ dependency: false, senderHint: 0.5 });
+  assert.throws(() => planFor(parseConfig({ ...cross, algorithm: 'grpo' }), independent), oneLine(/^advantage\.jointActions: cross applies to magrpo only/));
+  assert.ok(planFor(parseConfig({ ...cross, algorithm: 'magrpo' }), independent));
+  // Secret 2 (symbol token 5): answer 5 scores the team reward 1, message 5 the sender's hint 0.5.
+  const episode = { problemId: 'secret-2', actions: [], steps: [], score: 0, info: { secret: 2 } };
+  const joint = (message: number, answer: number) => independent.scoreJoint!(episode, [{ agent: 'sender', tokens: [message], text: '' }, { agent: 'receiver', tokens: [answer], text: '' }]);
+  assert.deepEqual([joint(5, 5), joint(5, 4), joint(3, 5), joint(3, 4)], [1.5, 0.5, 1, 0]);
+  // A short magrpo run with cross joint actions trains (every step scored, finite advantages).
+  const config = parseConfig({ seed: 1, algorithm: 'magrpo', model: { engine: 'tabular' }, actor: { klCoef: 0, optim: { lr: 0.1 } }, rollout: { batchSize: 4, rolloutsPerPrompt: 2, maxNewTokens: 1 }, train: { steps: 2, checkpointEvery: 1000 }, eval: { seeds: 1 }, advantage: { jointActions: 'cross' } });
+  const { task, vocabSize } = coordinationGame({ dependency: false });
+  const result = await train({ config, engine: new TabularEngine(vocabSize), task, runDir: mkdtempSync(join(tmpdir(), 'marft-magrpo-cross-')), progress: false });
+  assert.equal(result.metrics.length, 2);
+  for (const m of result.metrics) assert.ok(Number.isFinite(Number(m.advantage_mean)), 'finite advantages');
+});

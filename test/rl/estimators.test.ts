@@ -106,6 +106,45 @@ test('MAGRPO: an episode that ended early is in its node only for the turns it r
   for (const a of actions) assert.ok(Number.isFinite(a.advantages_K[0]!));
 });
 
+test('MAGRPO cross joint actions: every combination scored by the task, each sample credited over its joint samples (hand-computed, 2 agents, G = 2)', () => {
+  // Agent a drew tokens [3] (episode 0) and [4] (episode 1); agent b drew [5] and [6].
+  // The task's joint reward R(a, b): R(3,5) = 1, R(3,6) = 3, R(4,5) = 0, R(4,6) = 2.
+  const R: Record<string, number> = { '3,5': 1, '3,6': 3, '4,5': 0, '4,6': 2 };
+  const ep = (ta: number, tb: number): Episode => {
+    const r = R[`${ta},${tb}`]!;
+    return { problemId: 'q', group: 'g', actions: [act('a', 0, 0, r, [ta]), act('b', 1, 0, r, [tb])], steps: [{ t: 0, teamReward: r, teamCredit: r, done: true }], score: r, info: {} };
+  };
+  const episodes = [ep(3, 5), ep(4, 6)];
+  const scored: string[] = [];
+  const task = {
+    scoreJoint: (_e: Episode, xs: readonly { agent: string; tokens: readonly number[] }[]) => {
+      scored.push(xs.map((x) => `${x.agent}${x.tokens[0]}`).join('+'));
+      return R[xs.map((x) => x.tokens[0]).join(',')]!;
+    },
+  };
+  const run = (jointActions: 'aligned' | 'cross') => {
+    const c = parseConfig({ algorithm: 'magrpo', rollout: { rolloutsPerPrompt: 2 }, advantage: { jointActions } });
+    const plan = planOf('magrpo', ['a', 'b'], c);
+    const actions = flattenEpisodes(episodes, plan, c);
+    assignCredit(actions, episodes, plan, c, task);
+    return actions.map((x) => `${x.agent}${x.tokens.at(-1)}:${x.advantages_K[0]}/${x.returns_K[0]}`);
+  };
+  // Aligned: joint samples (3,5) → 1 and (4,6) → 2, mean 1.5: −0.5 for both agents of the first, +0.5 of the second.
+  assert.deepEqual(run('aligned'), ['a3:-0.5/1', 'b5:-0.5/1', 'a4:0.5/2', 'b6:0.5/2']);
+  assert.deepEqual(scored, [], 'aligned scores nothing');
+  // Cross: 4 joint samples, mean (1 + 3 + 0 + 2) / 4 = 1.5.
+  //   a3 in (3,5), (3,6): mean 2 → +0.5;   a4 in (4,5), (4,6): mean 1 → −0.5;
+  //   b5 in (3,5), (4,5): mean 0.5 → −1;   b6 in (3,6), (4,6): mean 2.5 → +1.
+  // a3's sign flips: with b6 it does better than a4 does, which the aligned pairing hides.
+  assert.deepEqual(run('cross'), ['a3:0.5/2', 'b5:-1/0.5', 'a4:-0.5/1', 'b6:1/2.5']);
+  assert.deepEqual(scored, ['a3+b5', 'a3+b6', 'a4+b5', 'a4+b6'], 'every combination once, agents in execution order');
+  // A multi-turn episode cannot be crossed.
+  const c = parseConfig({ algorithm: 'magrpo', rollout: { rolloutsPerPrompt: 2 }, advantage: { jointActions: 'cross' } });
+  const twoTurns = [duo('q', 'g', [1, 2]), duo('q', 'g', [0, 4])];
+  const plan = planOf('magrpo', ['a', 'b'], c);
+  assert.throws(() => assignCredit(flattenEpisodes(twoTurns, plan, c), twoTurns, plan, c, task), /single-turn episodes only/);
+});
+
 test('without a critic no action is dropped, none carries a critic or old values', () => {
   const episodes = [duo('q', 'g', [1]), duo('q', 'g', [0])];
   for (const name of ['grpo', 'magrpo'] as const) {

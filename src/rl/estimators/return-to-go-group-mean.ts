@@ -10,6 +10,18 @@
 // actions of the i-th episode). Every agent's action of a joint sample gets the same advantage.
 // At turns after the first the node's samples descend from different histories (sibling
 // episodes, not branches of one state): see docs/algorithms.md.
+//
+// advantage.jointActions: cross (single-turn tasks with Task.scoreJoint): the node's joint samples
+// are every combination c of one sample per agent (G^n of them), each scored R(c) by the task;
+// agent k's sample i gets
+//
+//   A(k, i) = mean over the combinations c with c_k = i of (R(c) − mean over all c of R(c))
+//
+// (its own return R(c) less the node's mean, averaged over the G^(n−1) joint samples it takes part
+// in: a marginal, since the advantage of a joint sample is no longer one sample's alone), and
+// returns_K = the mean R(c) over those joint samples.
+import type { Task } from '../task.ts';
+import type { Episode } from '../../workflow/trajectory.ts';
 import { groupBy } from '../scoring.ts';
 import type { TrainAction } from '../train-batch.ts';
 import { perUnit, type AdvantageEstimator } from './types.ts';
@@ -19,7 +31,8 @@ export const returnToGoMinusGroupMean: AdvantageEstimator = {
   needsCritic: false,
   needsGroups: true,
   levels: ['action', 'token'],
-  assign(actions, { plan, config }) {
+  assign(actions, { plan, config, episodes, task }) {
+    if (config.advantage.jointActions === 'cross') return crossAssign(actions, plan.level, episodes, task);
     const gamma = config.advantage.gamma;
     // Joint samples: the actions of one episode at one turn.
     const joint = [...groupBy(actions, (a) => `${a.episode}/${a.t}`).values()];
@@ -49,3 +62,43 @@ export const returnToGoMinusGroupMean: AdvantageEstimator = {
     }
   },
 };
+
+/** jointActions: cross (see the file comment): every combination of the agents' samples of a node. */
+function crossAssign(actions: TrainAction[], level: Parameters<typeof perUnit>[1], episodes: readonly Episode[], task: Pick<Task, 'scoreJoint'> | undefined): void {
+  const score = task?.scoreJoint;
+  if (!score) throw new Error('advantage.jointActions: cross needs the task\'s scoreJoint');
+  for (const node of groupBy(actions, (a) => {
+    if (a.group === null) throw new Error(`episode ${a.episode} has no episode group`);
+    if (a.t !== 0) throw new Error(`advantage.jointActions: cross scores single-turn episodes only; episode ${a.episode} has an action at turn ${a.t}`);
+    return a.group;
+  }).values()) {
+    // samples[k]: agent k's actions (one per episode of the group), agents in execution order.
+    const agents = [...groupBy(node, (a) => a.agent).values()].sort((x, y) => x[0]!.agentIndex - y[0]!.agentIndex);
+    const samples = agents.map((xs) => [...xs].sort((x, y) => x.episode - y.episode));
+    const episode = episodes[node[0]!.episode]!;
+    const sums = samples.map((xs) => new Float64Array(xs.length));
+    const counts = samples.map((xs) => new Float64Array(xs.length));
+    const pick = samples.map(() => 0);
+    let total = 0;
+    let combos = 0;
+    for (;;) {
+      const r = score.call(task, episode, samples.map((xs, k) => {
+        const a = xs[pick[k]!]!;
+        return { agent: a.agent, tokens: a.tokens.slice(a.scoreFrom), text: a.text };
+      }));
+      total += r;
+      combos++;
+      pick.forEach((i, k) => { sums[k]![i] += r; counts[k]![i]++; });
+      let k = samples.length - 1;
+      while (k >= 0 && pick[k]! + 1 === samples[k]!.length) pick[k--] = 0;
+      if (k < 0) break;
+      pick[k]!++;
+    }
+    const mean = total / combos;
+    samples.forEach((xs, k) => xs.forEach((a, i) => {
+      const g = sums[k]![i]! / counts[k]![i]!;
+      a.advantages_K = perUnit(a, level, g - mean);
+      a.returns_K = perUnit(a, level, g);
+    }));
+  }
+}

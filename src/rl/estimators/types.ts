@@ -4,12 +4,15 @@
 import type { AlgorithmPlan, CreditLevel } from '../../algorithms/types.ts';
 import type { MarftConfig } from '../../config/schema.ts';
 import type { Episode } from '../../workflow/trajectory.ts';
+import type { Task } from '../task.ts';
 import type { TrainAction } from '../train-batch.ts';
 
 export interface CreditContext {
   episodes: Episode[];
   plan: AlgorithmPlan;
   config: MarftConfig;
+  /** The task, for estimators that score combinations of actions (Task.scoreJoint). */
+  task?: Pick<Task, 'scoreJoint'>;
 }
 
 export interface AdvantageEstimator {

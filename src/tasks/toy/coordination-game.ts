@@ -12,10 +12,12 @@
 //
 // The secrets of training step `step` come from the request's seed only; evaluation episodes use
 // seeds from a separate stream (the training distribution: a secret game has nothing to hold out).
+// With dependency: false the task scores any sender–receiver combination (Task.scoreJoint, for
+// MAGRPO's advantage.jointActions: cross).
 // With `model.engine: embedded` and no model.path, the task builds the toy decoder (./toy-decoder.ts).
 import type { Engine } from '../../engine/types.ts';
 import { deriveSeed } from '../../rng.ts';
-import type { Sampling, Task, TaskBundle } from '../../rl/task.ts';
+import type { JointAction, Sampling, Task, TaskBundle } from '../../rl/task.ts';
 import { policyTarget } from '../../workflow/sampler.ts';
 import type { Episode } from '../../workflow/trajectory.ts';
 import { boolOption, intOption, numberOption, oneOfOption, rejectUnknown, type Options } from '../options.ts';
@@ -65,6 +67,14 @@ export function coordinationGame(options: Options = {}): TaskBundle {
       };
     });
   };
-  const task: Task = { agents: ['sender', 'receiver'], ...secretGame(K, play) };
+  // Without the dependency the receiver never sees the message, so any sender's message and any
+  // receiver's answer drawn for one secret make a joint sample (advantage.jointActions: cross):
+  // its joint reward is the team reward of the answer plus the sender's hint for the message.
+  const scoreJoint = (episode: Episode, actions: readonly JointAction[]): number => {
+    const s = episode.info.secret as number;
+    const [sender, receiver] = actions;
+    return (receiver!.tokens[0] === 3 + s ? 1 : 0) + (sender!.tokens[0] === 3 + s ? o.senderHint : 0);
+  };
+  const task: Task = { agents: ['sender', 'receiver'], ...secretGame(K, play), ...(o.dependency ? {} : { scoreJoint }) };
   return { task, vocabSize: 3 + K, buildEngine: async (seed) => toyDecoder(3 + K, hiddenSize, seed) };
 }
