@@ -37,11 +37,11 @@ export function buildWorkflow(choice: WorkflowChoice, domain: Domain): Workflow 
     case 'duo':
     case 'trio':
     case 'quad':
-      return sequentialPipeline({ domain, size: name });
+      return sequentialPipeline({ domain, size: name, agentsPerRole: choice.agentsPerRole });
     case 'duo-anon':
     case 'trio-anon':
     case 'quad-anon':
-      return sequentialPipeline({ domain, size: name.slice(0, -'-anon'.length) as 'duo' | 'trio' | 'quad', anonymous: true });
+      return sequentialPipeline({ domain, size: name.slice(0, -'-anon'.length) as 'duo' | 'trio' | 'quad', anonymous: true, agentsPerRole: choice.agentsPerRole });
     case 'coder-tester':
     case 'reasoner-tooluser':
       return multiTurnPair({ domain, agentsPerRole: choice.agentsPerRole, horizon: choice.horizon });

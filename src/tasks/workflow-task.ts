@@ -237,8 +237,9 @@ export function parseWorkflowTaskOptions(raw: Options): WorkflowTaskOptions {
   const answerRole = stringOption(raw, 'answerRole');
   if (answerRole) options.answerRole = answerRole;
   if (raw.programTimeoutMs !== undefined) options.programTimeoutMs = intOption(raw, 'programTimeoutMs', 0, 1);
-  if (options.workflow.agentsPerRole > 1 && options.workflow.name !== 'coder-tester' && options.workflow.name !== 'reasoner-tooluser') {
-    throw optionError('agentsPerRole', options.workflow.agentsPerRole, `1 for workflow '${options.workflow.name}' (more agents per role: 'coder-tester' or 'reasoner-tooluser')`);
+  // A single-agent workflow has one agent by definition; pairs and pipelines take several per role.
+  if (options.workflow.agentsPerRole > 1 && (options.workflow.name === 'sa-st' || options.workflow.name === 'sa-mt')) {
+    throw optionError('agentsPerRole', options.workflow.agentsPerRole, `1 for workflow '${options.workflow.name}' (a single agent; more agents per role: the pipelines and the pairs)`);
   }
   return options;
 }

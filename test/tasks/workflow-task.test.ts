@@ -140,7 +140,9 @@ test('options are validated with errors naming the key and the allowed values', 
   assert.throws(() => factory({ dataset: 'gsm8k', workflow: 'coder-tester' }), /task\.options\.workflow: 'coder-tester' needs a code dataset/);
   assert.throws(() => factory({ dataset: 'deepscaler' }), /task\.options\.dataset: dataset 'deepscaler' has no bundled copy; give the path .* as task\.options\.file/);
   assert.throws(() => factory({ heldOutFraction: 1.5 }), /task\.options\.heldOutFraction: got 1\.5, expected a number in \[0, 1\]/);
-  assert.throws(() => factory({ workflow: 'duo', agentsPerRole: 2 }), /task\.options\.agentsPerRole: got 2, expected 1 for workflow 'duo'/);
+  // Pipelines take several agents per role (test/workflow/pipelines.test.ts checks who sees what).
+  assert.deepEqual(createWorkflowTask({ dataset: 'gsm8k', workflow: 'duo', agentsPerRole: 2 }).agents, ['planner_1', 'planner_2', 'solver_1', 'solver_2']);
+  assert.throws(() => factory({ workflow: 'sa-st', agentsPerRole: 2 }), /task\.options\.agentsPerRole: got 2, expected 1 for workflow 'sa-st' \(a single agent/);
   assert.throws(() => factory({ rewardWeights: { planner: { x: 1 } } }), /task\.options\.rewardWeights\.planner: unknown role \(known: reasoner, toolUser, coder, tester\)/);
   assert.throws(() => factory({ rewardWeights: { coder: { build: 1 } } }), /task\.options\.rewardWeights\.coder\.build: unknown option/);
   assert.throws(() => factory({ tokenizer: '/nonexistent/model' }), /task\.options\.tokenizer: "\/nonexistent\/model": /);

@@ -195,3 +195,47 @@ test('a prompt over maxPromptTokens is an error naming the agent and problem', a
     /prompt of agent 'planner' at step 0 of problem 'long' has \d+ tokens, over maxPromptTokens = 100/,
   );
 });
+
+test('Trio with 2 agents per role: names, stages acting in parallel, every later agent sees every earlier one, execution order', async () => {
+  const wf = sequentialPipeline({ domain: 'math', size: 'trio', agentsPerRole: 2 });
+  const names = ['planner_1', 'planner_2', 'solver_1', 'solver_2', 'verifier_1', 'verifier_2'];
+  assert.deepEqual(wf.agents.map((a) => [a.name, a.role, a.policy]), names.map((n) => [n, n[0]!.toUpperCase() + n.slice(1, -2), n]));
+  assert.equal(wf.name, 'math-trio-x2');
+  // Each stage's agents → each later stage's agents; none inside a stage.
+  const edges = new Set(wf.graph.map(([a, b]) => `${a}>${b}`));
+  assert.equal(edges.size, 4 + 4 + 4);
+  for (const [from, to] of [['planner_1', 'solver_2'], ['planner_2', 'verifier_1'], ['solver_1', 'verifier_2']]) assert.ok(edges.has(`${from}>${to}`), `${from} → ${to}`);
+  for (const [from, to] of [['planner_1', 'planner_2'], ['solver_1', 'solver_2'], ['verifier_1', 'verifier_2']]) assert.ok(!edges.has(`${from}>${to}`) && !edges.has(`${to}>${from}`), `${from} and ${to} act in parallel`);
+  assert.match(wf.agents[1]!.systemPrompt, /one of 2 agents in this role \(Planner\)/);
+
+  const env = new FakeEnv('p1', 'What is 2+3?', () => ({ teamReward: 1, done: false }));
+  const sampler = echoSampler();
+  const [ep] = await rollout(wf, [env], { sampler, tokenizer: tok, params: PARAMS, keepMessages: true });
+  // Three rounds (one per stage), the two agents of a stage in one sampler call.
+  assert.deepEqual(sampler.calls.map((c) => c.requests.map((r) => r.meta!.agent)), [names.slice(0, 2), names.slice(2, 4), names.slice(4)]);
+  assert.deepEqual(ep!.actions.map((a) => [a.agent, a.agentIndex, a.step]), names.map((n, k) => [n, k, 0]));
+  assert.deepEqual(env.seen[0]!.outputs.map((o) => o.agent), names);
+
+  const observations = (ep!.info as { observations: ChatMessage[][] }).observations;
+  const turn = (who: string, description: string): ChatMessage => ({ role: 'user', content: `Now it is ${who}'s turn. ${description}` });
+  const PLAN = 'Analyzes the problem and outlines a step-by-step plan.';
+  const SOLVE = 'Executes the plan and produces the final answer.';
+  const VERIFY = "Verifies or corrects the solver's answer.";
+  const said = (name: string): ChatMessage => ({ role: 'assistant', content: `${name} on p1` });
+  const head = (k: number): ChatMessage[] => [{ role: 'system', content: wf.agents[k]!.systemPrompt }, { role: 'user', content: 'What is 2+3?' }];
+  // Planners see only the problem (neither sees the other); each solver sees both planners;
+  // each verifier sees both planners and both solvers, in stage then index order.
+  const planners = [said('planner_1'), turn('Planner #2', PLAN), said('planner_2')];
+  const solvers = [turn('Solver #1', SOLVE), said('solver_1'), turn('Solver #2', SOLVE), said('solver_2')];
+  assert.deepEqual(observations, [
+    head(0),
+    head(1),
+    [...head(2), ...planners, turn('Solver #1', SOLVE)],
+    [...head(3), ...planners, turn('Solver #2', SOLVE)],
+    [...head(4), ...planners, ...solvers, turn('Verifier #1', VERIFY)],
+    [...head(5), ...planners, ...solvers, turn('Verifier #2', VERIFY)],
+  ]);
+  assert.throws(() => sequentialPipeline({ domain: 'math', size: 'duo', agentsPerRole: 0 }), /agentsPerRole must be a positive integer/);
+  // One agent per role is the pipeline as before (same names, the full sequential graph).
+  assert.deepEqual(sequentialPipeline({ domain: 'math', size: 'trio', agentsPerRole: 1 }).graph, sequentialPipeline({ domain: 'math', size: 'trio' }).graph);
+});

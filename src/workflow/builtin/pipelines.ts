@@ -11,10 +11,17 @@
 //   assistant: output of agent 2
 //   ...
 //   user: Now it is {role m}'s turn. {description m}       (when m is not the initial agent)
+//
+// Several agents per role (agentsPerRole n > 1): every stage (Planner, Solver, ...) has n agents,
+// named planner_1..planner_n (anonymous: agent_1_1..agent_1_n, ...). The agents of a stage act in
+// parallel (one sampling round: no edge inside a stage), and every agent of a later stage sees
+// every agent of every earlier stage (D: each earlier stage's agents → each later stage's agents),
+// in stage order, then index order; an agent is labelled "{role} #{i}" in the turn messages
+// ("Now it is Planner #2's turn."). The team's answer is the last agent's (the last stage's n-th).
 import type { ChatMessage } from '../../tokenizer/types.ts';
 import type { SampleParams } from '../../engine/types.ts';
 import type { Agent } from '../agent.ts';
-import { sequentialGraph } from '../graph.ts';
+import { sequentialGraph, type Edge } from '../graph.ts';
 import type { ObservationContext, Workflow } from '../workflow.ts';
 import { ROLES, ordinal, policyFor, turnMessage, type Domain, type PolicyChoice } from './roles.ts';
 
@@ -38,6 +45,8 @@ export interface PipelineOptions {
   policies?: PolicyChoice;
   /** Sampling overrides for every agent (e.g. the spec's per-agent generation caps). */
   sampleParams?: Partial<SampleParams>;
+  /** Agents per stage (default 1): see the file comment. */
+  agentsPerRole?: number;
 }
 
 interface RoleSpec {
@@ -95,33 +104,65 @@ function roleSpecs(domain: Domain, size: PipelineSize): RoleSpec[] {
   return [planner, solver, reflector, quadVerifier];
 }
 
-/** The agents of a pipeline, in pipeline order. */
+/** Agents per stage, validated. */
+function perRole(options: PipelineOptions): number {
+  const n = options.agentsPerRole ?? 1;
+  if (!Number.isInteger(n) || n < 1) throw new Error(`agentsPerRole must be a positive integer, got ${n}`);
+  return n;
+}
+
+/** The agents of a pipeline, in pipeline order (stage by stage, then by index within a stage). */
 export function pipelineAgents(options: PipelineOptions): Agent[] {
   const specs = roleSpecs(options.domain, options.size);
   const n = specs.length;
-  return specs.map((spec, k) => {
-    const name = options.anonymous ? `agent_${k + 1}` : spec.key;
-    const common = { policy: policyFor(options.policies, name, k, n), ...(options.sampleParams ? { sampleParams: options.sampleParams } : {}) };
-    if (options.anonymous) {
-      return {
+  const per = perRole(options);
+  const agents: Agent[] = [];
+  specs.forEach((spec, k) => {
+    for (let i = 1; i <= per; i++) {
+      const base = options.anonymous ? `agent_${k + 1}` : spec.key;
+      const name = per === 1 ? base : `${base}_${i}`;
+      const common = { policy: policyFor(options.policies, name, agents.length, n * per), ...(options.sampleParams ? { sampleParams: options.sampleParams } : {}) };
+      // With several agents per stage, each is told that its peers work in parallel.
+      const peers = (role: string) => (per === 1 ? '' : ` You are one of ${per} agents in this role (${role}), working independently in parallel; the later agents see all of you.`);
+      if (options.anonymous) {
+        agents.push({
+          name,
+          role: `Agent ${k + 1}`,
+          roleDescription: `The ${ordinal(k)} agent in the sequential pipeline.`,
+          systemPrompt:
+            `You are the ${ordinal(k)} of ${n} agents in a sequential pipeline that ${TASK[options.domain]}. ` +
+            `You see the problem and the messages of the agents before you. ${ANSWER_FORMAT[options.domain]}${peers(`Agent ${k + 1}`)}`,
+          ...common,
+        });
+        continue;
+      }
+      const role = ROLES[spec.key];
+      agents.push({
         name,
-        role: `Agent ${k + 1}`,
-        roleDescription: `The ${ordinal(k)} agent in the sequential pipeline.`,
-        systemPrompt:
-          `You are the ${ordinal(k)} of ${n} agents in a sequential pipeline that ${TASK[options.domain]}. ` +
-          `You see the problem and the messages of the agents before you. ${ANSWER_FORMAT[options.domain]}`,
+        role,
+        roleDescription: spec.description,
+        systemPrompt: `You are the ${role} in a team of ${n} agents that ${TASK[options.domain]}. ${spec.duty}${peers(role)}`,
         ...common,
-      };
+      });
     }
-    const role = ROLES[spec.key];
-    return {
-      name,
-      role,
-      roleDescription: spec.description,
-      systemPrompt: `You are the ${role} in a team of ${n} agents that ${TASK[options.domain]}. ${spec.duty}`,
-      ...common,
-    };
   });
+  return agents;
+}
+
+/** Every agent of an earlier stage → every agent of a later stage (no edge inside a stage). */
+export function stagedGraph(stages: readonly (readonly string[])[]): Edge[] {
+  const edges: Edge[] = [];
+  stages.forEach((later, j) => {
+    for (const earlier of stages.slice(0, j)) for (const to of later) for (const from of earlier) edges.push([from, to]);
+  });
+  return edges;
+}
+
+/** "Planner" with one agent per role, "Planner #2" for planner_2 when the role has several. */
+function label(agent: Agent, agents: readonly Agent[]): string {
+  if (agents.filter((a) => a.role === agent.role).length < 2) return agent.role;
+  const m = /_(\d+)$/.exec(agent.name);
+  return m ? `${agent.role} #${m[1]}` : agent.role;
 }
 
 /** The conversation view of a sequential pipeline (see the file comment). */
@@ -134,21 +175,24 @@ export function conversationObservation(ctx: ObservationContext): ChatMessage[] 
   ctx.visible.forEach((output, k) => {
     if (k > 0) {
       const agent = agentByName.get(output.agent)!;
-      messages.push({ role: 'user', content: turnMessage(agent.role, agent.roleDescription) });
+      messages.push({ role: 'user', content: turnMessage(label(agent, ctx.agents), agent.roleDescription) });
     }
     messages.push({ role: 'assistant', content: output.text });
   });
-  if (ctx.position > 0) messages.push({ role: 'user', content: turnMessage(ctx.agent.role, ctx.agent.roleDescription) });
+  // Every agent but those of the first stage (the first agent's role) is told it is its turn.
+  if (ctx.position > 0 && ctx.agent.role !== ctx.agents[0]!.role) messages.push({ role: 'user', content: turnMessage(label(ctx.agent, ctx.agents), ctx.agent.roleDescription) });
   return messages;
 }
 
 export function sequentialPipeline(options: PipelineOptions): Workflow {
   const agents = pipelineAgents(options);
+  const per = perRole(options);
   const kind = `${options.anonymous ? 'anonymous-' : ''}${options.size}`;
+  const stages = Array.from({ length: agents.length / per }, (_, k) => agents.slice(k * per, (k + 1) * per).map((a) => a.name));
   return {
-    name: `${options.domain}-${kind}`,
+    name: `${options.domain}-${kind}${per === 1 ? '' : `-x${per}`}`,
     agents,
-    graph: sequentialGraph(agents.map((a) => a.name)),
+    graph: per === 1 ? sequentialGraph(agents.map((a) => a.name)) : stagedGraph(stages),
     horizon: 1,
     observe: conversationObservation,
   };
