@@ -33,6 +33,10 @@ test('marft demo mas-opd rejects bad arguments with one-line user errors', async
   await assert.rejects(run(['mas-opd', '--seed', '-2']), (e: unknown) => e instanceof UserError && /non-negative integer/.test(e.message));
   await assert.rejects(run(['mas-opd', '--ablation', '--no-ablation']), (e: unknown) => e instanceof UserError && /exclude each other/.test(e.message));
   await assert.rejects(run(['mas-opd', 'extra']), (e: unknown) => e instanceof UserError && /unexpected argument 'extra'/.test(e.message));
+  for (const bad of ['full', 'full:-1', 'full:1.5', 'nope:0', 'full:0,', 'no-ras:0:1']) {
+    await assert.rejects(run(['mas-opd', '--runs', bad]), (e: unknown) => e instanceof UserError && /--runs: .* is not VARIANT:SEED/.test(e.message), bad);
+  }
+  await assert.rejects(run(['mas-opd', '--runs', 'full:0', '--ablation']), (e: unknown) => e instanceof UserError && /exclude each other/.test(e.message));
   const dir = mkdtempSync(join(tmpdir(), 'marft-opd-cli-'));
   try {
     writeFileSync(join(dir, 'keep.txt'), 'earlier results');

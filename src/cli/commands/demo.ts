@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { numberFlag, parseArgs, stringFlag } from '../args.ts';
 import { UserError } from '../errors.ts';
 import { FULL_SETTINGS, QUICK_SETTINGS, finalJson, runDemo } from '../../demo/run-demo.ts';
-import { FULL_STUDY, QUICK_STUDY, runStudy, studyJson } from '../../demo/mas-opd/run-study.ts';
+import { FULL_STUDY, QUICK_STUDY, runStudy, STUDY_VARIANTS, type StudyVariant, studyJson } from '../../demo/mas-opd/run-study.ts';
 
 export const summary = 'train a Planner → Solver team with MARFT from scratch and show the held-out gain ([--run-dir DIR] [--seed N] [--quick]); `demo mas-opd`: the MAS-OPD study';
 
@@ -23,15 +23,17 @@ teacher's transcripts of two-step arithmetic, and trains the Planner → Solver 
 with action-level MARFT. Prints the held-out accuracy (greedy, problems never trained on) of the
 untrained and trained teams, saves a reward-per-step plot (PNG), the model (Hugging Face format),
 the adapters (PEFT format) and metrics into the run folder, and ends with one JSON line
-{"before", "after", "improvement", ...}.
+{"before", "after", "improvement", ..., "criticExplainedVariance"}. About 3 minutes on 2 cores.
 
   --run-dir DIR     where everything is written (default runs/demo-<date>-<time>; must be empty)
   --seed N          run seed (default 0)
-  --quick           smaller budgets (used by the tests): 800 pretraining steps, 30 RL steps, 500 held-out problems
-  --ablation        also train only the Planner / only the Solver with the same budget (about triples the RL time)
-  --no-ablation     skip those two teams (the default)`;
+  --quick           smaller budgets (used by the tests): 20 RL steps of 32 problems, 500 held-out problems
+  --ablation        also train, with the same budget: both agents with the critic's values replaced by
+                    the batch mean (the critic's contribution), only the Planner, only the Solver
+                    (about 2.5 times the demo's time)
+  --no-ablation     skip those teams (the default)`;
 
-const MAS_OPD_HELP = `usage: marft demo mas-opd [--run-dir DIR] [--seed N] [--quick] [--ablation | --no-ablation]
+const MAS_OPD_HELP = `usage: marft demo mas-opd [--run-dir DIR] [--seed N] [--quick] [--ablation | --no-ablation] [--runs LIST]
 
 Builds two Qwen2-shaped models on this machine: a teacher trained on correct, role-conditioned
 transcripts of the Reasoner–Tool-User pair (verdict lines and what follows them included) and a
@@ -39,12 +41,17 @@ smaller students' base trained on imperfect ones; then trains one LoRA adapter p
 (the teacher scores the students' own rollouts in the real maths environment; RAS and PAC on).
 Prints the held-out team accuracy (greedy, problems never trained on) of the students before and
 after and of the teacher, and ends with one JSON line {"before", "after", "teacher", ...}.
+About 5.5 minutes on 2 cores (328 s measured, docs/mas-opd.md).
 
   --run-dir DIR     where metrics, adapters and results.json go (default runs/mas-opd-<date>-<time>; must be empty)
   --seed N          run seed (default 0)
   --quick           tiny budgets (used by the tests; the numbers mean nothing)
   --ablation        also the same budget without RAS (λ = 0) and without PAC, 3 seeds each, side by side
-  --no-ablation     skip them (the default)`;
+                    (9 MAS-OPD runs in one process instead of 1, each about 1-3 minutes)
+  --no-ablation     skip them (the default)
+  --runs LIST       run exactly these MAS-OPD runs, e.g. full:1,no-ras:0,no-pac:2 (variants full, no-ras,
+                    no-pac), on the teacher and base built from --seed: splits the ablation over processes
+                    (two side by side ran its 8 extra runs in 12.5 minutes on 2 cores)`;
 
 function defaultRunDir(prefix = 'demo'): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
@@ -78,18 +85,33 @@ async function runMasOpd(args: string[]): Promise<number> {
     console.log(MAS_OPD_HELP);
     return 0;
   }
-  const parsed = parseArgs(args, { string: ['run-dir', 'seed'], boolean: ['quick', 'ablation', 'no-ablation'] });
+  const parsed = parseArgs(args, { string: ['run-dir', 'seed', 'runs'], boolean: ['quick', 'ablation', 'no-ablation'] });
   if (parsed.positionals.length > 0) throw new UserError(`unexpected argument '${parsed.positionals[0]}' (see marft demo mas-opd --help)`);
   const seed = numberFlag(parsed, 'seed', 0);
   if (!Number.isInteger(seed) || seed < 0) throw new UserError(`--seed must be a non-negative integer, got '${stringFlag(parsed, 'seed')}'`);
   if (parsed.flags.has('ablation') && parsed.flags.has('no-ablation')) throw new UserError('--ablation and --no-ablation exclude each other');
   const base = parsed.flags.has('quick') ? QUICK_STUDY : FULL_STUDY;
   const ablation = parsed.flags.has('ablation') ? true : parsed.flags.has('no-ablation') ? false : base.ablation;
+  const runsFlag = stringFlag(parsed, 'runs');
+  if (runsFlag !== undefined && parsed.flags.has('ablation')) throw new UserError('--runs and --ablation exclude each other (--runs names every run)');
+  const runs = runsFlag === undefined ? undefined : parseRuns(runsFlag);
   const runDir = resolve(stringFlag(parsed, 'run-dir') ?? defaultRunDir('mas-opd'));
   if (existsSync(runDir) && readdirSync(runDir).length > 0) throw new UserError(`run directory ${runDir} is not empty; choose another --run-dir`);
 
   console.log(`marft demo mas-opd: run directory ${runDir}`);
-  const result = await runStudy({ runDir, seed, settings: { ...base, ablation }, log: (line) => console.log(line) });
+  const result = await runStudy({ runDir, seed, settings: { ...base, ablation, ...(runs ? { runs } : {}) }, log: (line) => console.log(line) });
   console.log(JSON.stringify(studyJson(result)));
   return 0;
+}
+
+/** `full:0,no-ras:1` → [{variant: 'full', seed: 0}, {variant: 'no-ras', seed: 1}]. */
+function parseRuns(text: string): { variant: StudyVariant; seed: number }[] {
+  return text.split(',').map((item) => {
+    const [variant, seedText, extra] = item.trim().split(':');
+    const seed = Number(seedText);
+    if (!variant || !(variant in STUDY_VARIANTS) || extra !== undefined || seedText === undefined || !/^\d+$/.test(seedText) || !Number.isSafeInteger(seed)) {
+      throw new UserError(`--runs: '${item}' is not VARIANT:SEED (variants: ${Object.keys(STUDY_VARIANTS).join(', ')}; seed a non-negative integer)`);
+    }
+    return { variant: variant as StudyVariant, seed };
+  });
 }

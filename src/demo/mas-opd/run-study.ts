@@ -6,7 +6,8 @@
 //      the teacher playing both roles under its role conditions;
 //   4. MAS-OPD (src/opd/): one LoRA adapter per role, the teacher scoring the students' own
 //      rollouts in the real maths environment, RAS (λ) and PAC on; held-out accuracy again;
-//   5. with `ablation`: the same budget without RAS (λ = 0) and without PAC, over several seeds.
+//   5. with `ablation`: the same budget without RAS (λ = 0) and without PAC, over several seeds
+//      (`runs` picks exactly which, so one study can be split over processes).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createEngine } from '../../engine/index.ts';
@@ -38,7 +39,22 @@ export interface StudySettings {
   ablation: boolean;
   /** Seeds of each variant when ablating (the first is the main run's). */
   ablationSeeds: number;
+  /**
+   * Run exactly these MAS-OPD runs, in this order, in place of the default (MAS-OPD at `seed`; with
+   * `ablation`, every variant at `ablationSeeds` seeds from `seed`), so one study's runs can be split
+   * over processes: every process builds the same teacher and base from `seed`, and a run's result
+   * depends only on its variant and seed.
+   */
+  runs?: { variant: StudyVariant; seed: number }[];
 }
+
+/** The study's variants: full MAS-OPD, without RAS (λ = 0), without PAC. */
+export const STUDY_VARIANTS = {
+  full: { name: 'MAS-OPD', settings: {} },
+  'no-ras': { name: 'without RAS (λ = 0)', settings: { lambda: 0 } },
+  'no-pac': { name: 'without PAC', settings: { pac: false } },
+} as const satisfies Record<string, { name: string; settings: Partial<OpdSettings> }>;
+export type StudyVariant = keyof typeof STUDY_VARIANTS;
 
 /**
  * The paper's MAS-OPD settings except where models of a few hundred thousand parameters built in
@@ -56,7 +72,7 @@ export const STUDY_OPD_SETTINGS: OpdSettings = {
   lora: { rank: 8, alpha: 16 },
 };
 
-/** The budgets of the run reported in docs/mas-opd.md. */
+/** The budgets of the runs reported in docs/mas-opd.md (seed 0: 328 s on 2 cores; with `ablation`, 9 MAS-OPD runs of about 1-3 minutes each). */
 export const FULL_STUDY: StudySettings = { heldOut: 200, teacherSteps: 300, studentSteps: 200, episodesPerStep: 16, opd: STUDY_OPD_SETTINGS, ablation: false, ablationSeeds: 3 };
 /** For tests: the same pipeline with small budgets. */
 export const QUICK_STUDY: StudySettings = { ...FULL_STUDY, heldOut: 60, teacherSteps: 60, studentSteps: 40, episodesPerStep: 8, opd: { ...STUDY_OPD_SETTINGS, steps: 2, batchSize: 8, minibatchSize: 4 } };
@@ -129,32 +145,31 @@ export async function runStudy(options: { runDir: string; seed: number; settings
     const teacherScore = await evaluate(teacher, teacherWorkflow(workflow));
     log(`the teacher playing both roles: team accuracy ${teacherScore.toFixed(3)}`);
 
-    const variants: { name: string; settings: Partial<OpdSettings> }[] = [{ name: 'MAS-OPD', settings: {} }];
-    if (settings.ablation) variants.push({ name: 'without RAS (λ = 0)', settings: { lambda: 0 } }, { name: 'without PAC', settings: { pac: false } });
+    const variants: StudyVariant[] = settings.ablation ? ['full', 'no-ras', 'no-pac'] : ['full'];
     const seeds = settings.ablation ? Array.from({ length: settings.ablationSeeds }, (_, i) => seed + i) : [seed];
+    const plan = settings.runs ?? variants.flatMap((variant) => seeds.map((s) => ({ variant, seed: s })));
     const runs: VariantResult[] = [];
-    for (const variant of variants) {
-      for (const runSeed of seeds) {
-        const started = performance.now();
-        const s = opdSettings(variant.settings);
-        log(`${variant.name}, seed ${runSeed}: ${s.steps} steps × ${s.batchSize} episodes (minibatches of ${s.minibatchSize}), λ = ${s.lambda}, PAC ${s.pac ? 'on' : 'off'}`);
-        const trainRng = new Rng(deriveSeed(runSeed, 31));
-        const result = await trainOpd({
-          student, teacher, tokenizer, seed: runSeed, settings: s,
-          task: { workflow, trainEnvs: (count) => Array.from({ length: count }, () => studyEnv(trainRng.pick(split.train), runner)), attribute: mathAttributor },
-          runDir: join(runDir, 'runs', `${variant.name.replace(/[^A-Za-z0-9]+/g, '-').replace(/-+$/, '').toLowerCase()}-seed${runSeed}`),
-          onStep: (m) => {
-            const n = Number(m.step);
-            if (n === 1 || n % 10 === 0 || n === s.steps) {
-              log(`  step ${String(n).padStart(3)}/${s.steps}  rollout accuracy ${Number(m.score_mean).toFixed(3)}  A_OPD reasoner ${Number(m.a_opd_reasoner).toFixed(3)} tool-user ${Number(m.a_opd_tool_user).toFixed(3)}  A_role ${Number(m.a_role_reasoner).toFixed(2)}/${Number(m.a_role_tool_user).toFixed(2)}  ${Number(m.step_time_s).toFixed(1)} s/step`);
-            }
-          },
-        });
-        const after = await evaluate(student, result.workflow);
-        log(`  held-out team accuracy ${after.toFixed(3)}`);
-        runs.push({ variant: variant.name, seed: runSeed, after, seconds: (performance.now() - started) / 1000, metrics: result.metrics });
-        for (const name of Object.values(result.adapters)) await student.deleteAdapter(name);
-      }
+    for (const { variant: key, seed: runSeed } of plan) {
+      const variant = STUDY_VARIANTS[key];
+      const started = performance.now();
+      const s = opdSettings(variant.settings);
+      log(`${variant.name}, seed ${runSeed}: ${s.steps} steps × ${s.batchSize} episodes (minibatches of ${s.minibatchSize}), λ = ${s.lambda}, PAC ${s.pac ? 'on' : 'off'}`);
+      const trainRng = new Rng(deriveSeed(runSeed, 31));
+      const result = await trainOpd({
+        student, teacher, tokenizer, seed: runSeed, settings: s,
+        task: { workflow, trainEnvs: (count) => Array.from({ length: count }, () => studyEnv(trainRng.pick(split.train), runner)), attribute: mathAttributor },
+        runDir: join(runDir, 'runs', `${variant.name.replace(/[^A-Za-z0-9]+/g, '-').replace(/-+$/, '').toLowerCase()}-seed${runSeed}`),
+        onStep: (m) => {
+          const n = Number(m.step);
+          if (n === 1 || n % 10 === 0 || n === s.steps) {
+            log(`  step ${String(n).padStart(3)}/${s.steps}  rollout accuracy ${Number(m.score_mean).toFixed(3)}  A_OPD reasoner ${Number(m.a_opd_reasoner).toFixed(3)} tool-user ${Number(m.a_opd_tool_user).toFixed(3)}  A_role ${Number(m.a_role_reasoner).toFixed(2)}/${Number(m.a_role_tool_user).toFixed(2)}  ${Number(m.step_time_s).toFixed(1)} s/step`);
+          }
+        },
+      });
+      const after = await evaluate(student, result.workflow);
+      log(`  held-out team accuracy ${after.toFixed(3)}`);
+      runs.push({ variant: variant.name, seed: runSeed, after, seconds: (performance.now() - started) / 1000, metrics: result.metrics });
+      for (const name of Object.values(result.adapters)) await student.deleteAdapter(name);
     }
     const out: StudyResult = { before, teacher: teacherScore, runs, parameters, pretrainLoss: { teacher: tLoss[tLoss.length - 1] ?? NaN, student: sLoss[sLoss.length - 1] ?? NaN }, seconds: { pretrain: pretrainSeconds, total: (performance.now() - t0) / 1000 } };
     writeFileSync(join(runDir, 'results.json'), JSON.stringify({ ...studyJson(out), runs: runs.map(({ metrics: _m, ...r }) => r) }, null, 2) + '\n');
