@@ -23,13 +23,15 @@ teacher's transcripts of two-step arithmetic, and trains the Planner → Solver 
 with action-level MARFT. Prints the held-out accuracy (greedy, problems never trained on) of the
 untrained and trained teams, saves a reward-per-step plot (PNG), the model (Hugging Face format),
 the adapters (PEFT format) and metrics into the run folder, and ends with one JSON line
-{"before", "after", "improvement", ...}.
+{"before", "after", "improvement", ..., "criticExplainedVariance"}. About 3 minutes on 2 cores.
 
   --run-dir DIR     where everything is written (default runs/demo-<date>-<time>; must be empty)
   --seed N          run seed (default 0)
-  --quick           smaller budgets (used by the tests): 800 pretraining steps, 30 RL steps, 500 held-out problems
-  --ablation        also train only the Planner / only the Solver with the same budget (about triples the RL time)
-  --no-ablation     skip those two teams (the default)`;
+  --quick           smaller budgets (used by the tests): 20 RL steps of 32 problems, 500 held-out problems
+  --ablation        also train, with the same budget: both agents with the critic's values replaced by
+                    the batch mean (the critic's contribution), only the Planner, only the Solver
+                    (about 2.5 times the demo's time)
+  --no-ablation     skip those teams (the default)`;
 
 const MAS_OPD_HELP = `usage: marft demo mas-opd [--run-dir DIR] [--seed N] [--quick] [--ablation | --no-ablation] [--runs LIST]
 
