@@ -48,6 +48,21 @@ export interface CaseCheck {
   agree: boolean;
 }
 
+/**
+ * The training-time verifier's reading of the last step (PAC, src/opd/code-attributor.ts): whether
+ * each Coder's program passes every golden test, whether the reference solution reproduces each
+ * Tester's declared output, and the program runs on the Tester cases. Kept apart from finalScore()'s
+ * info; it holds no golden test and no output of the reference solution, only booleans about them.
+ */
+export interface CodeTurnVerification {
+  /** The problem has a reference solution (without one, no Tester case can be judged). */
+  hasReference: boolean;
+  coders: Array<{ agent: string; hasProgram: boolean; goldenPassed: boolean }>;
+  testers: Array<{ agent: string; hasCase: boolean; reproduced: boolean }>;
+  /** Every Coder program on every Tester case, sorted by (coder, tester). */
+  checks: CaseCheck[];
+}
+
 /** How the statement is shown: the problem, then its starter code when it has one. */
 export function codeFirstMessage(problem: CodeProblem): string {
   if (!problem.starterCode || problem.starterCode === problem.statement) return problem.statement;
@@ -64,6 +79,7 @@ export class CodeEnv implements TaskEnv {
   private readonly reproductions = new Map<string, Promise<boolean>>();
   private lastTeamReward = 0;
   private lastInfo: Record<string, unknown> = {};
+  private lastVerification: CodeTurnVerification | null = null;
   private steps = 0;
 
   constructor(
@@ -88,6 +104,7 @@ export class CodeEnv implements TaskEnv {
     for (const [k, v] of this.reproductions) copy.reproductions.set(k, v);
     copy.lastTeamReward = this.lastTeamReward;
     copy.lastInfo = structuredClone(this.lastInfo);
+    copy.lastVerification = structuredClone(this.lastVerification);
     copy.steps = this.steps;
     return copy;
   }
@@ -158,24 +175,35 @@ export class CodeEnv implements TaskEnv {
     checks.sort((a, b) => (a.coder + a.tester < b.coder + b.tester ? -1 : 1));
 
     const perAgentReward: Record<string, number> = {};
+    const coderChecks = new Map<string, CodeTurnVerification['coders'][number]>();
+    const testerChecks = new Map<string, CodeTurnVerification['testers'][number]>();
     await Promise.all([
       ...coders.map(async (c) => {
         const program = programs.get(c.agent) ?? null;
         if (program === null) {
           perAgentReward[c.agent] = 0;
+          coderChecks.set(c.agent, { agent: c.agent, hasProgram: false, goldenPassed: false });
           return;
         }
         const [builds, verdict] = await Promise.all([this.builds(program), this.golden(program)]);
+        coderChecks.set(c.agent, { agent: c.agent, hasProgram: true, goldenPassed: verdict.total > 0 && verdict.passed === verdict.total });
         // "Runs": at least one golden test ran to completion (passed or printed a wrong answer).
         const runs = verdict.results.some((r) => r.status === 'passed' || r.status === 'wrong_answer');
         perAgentReward[c.agent] = coderReward(this.weights, { builds, runs, passFraction: verdict.total > 0 ? verdict.passed / verdict.total : 0 });
       }),
       ...cases.map(async ({ tester, testCase }) => {
         const reproduced = testCase === null ? false : await this.reproduced(testCase.input, testCase.output);
+        testerChecks.set(tester, { agent: tester, hasCase: testCase !== null, reproduced });
         perAgentReward[tester] = testerReward(this.weights, { valid: testCase !== null, reproducedFraction: reproduced ? 1 : 0 });
       }),
     ]);
 
+    this.lastVerification = {
+      hasReference: this.problem.referenceSolution !== undefined,
+      coders: coders.map((c) => coderChecks.get(c.agent)!),
+      testers: cases.map((c) => testerChecks.get(c.tester)!),
+      checks: structuredClone(checks),
+    };
     this.lastInfo = {
       teamAgent: teamAgent?.agent ?? null,
       passed: teamVerdict?.passed ?? 0,
@@ -195,6 +223,11 @@ export class CodeEnv implements TaskEnv {
 
   finalScore(): { score: number; info: Record<string, unknown> } {
     return { score: this.lastTeamReward, info: { steps: this.steps, ...this.lastInfo } };
+  }
+
+  /** The verifier's reading of the last step (null before the first); read by PAC only, never shown to an agent. */
+  verification(): CodeTurnVerification | null {
+    return structuredClone(this.lastVerification);
   }
 
   sameAnswer(previous: string, current: string): boolean {

@@ -38,7 +38,7 @@ export const opdStepKind: StepKind = async ({ engine, task, config, plan, teache
     conditionText(conditions, role);
     if (settings.lambda !== 0) conditionText(conditions, contrastRole(conditions, role));
   }
-  if (settings.pac && !source.attribute) notice(`opd.pac: task '${config.task.name}' has no PAC rules for this workflow (only the maths Reasoner–Tool-User pair has them); training without verdicts`);
+  if (settings.pac && !source.attribute) notice(`opd.pac: task '${config.task.name}' has no PAC rules for this workflow (only the Reasoner–Tool-User and Coder–Tester pairs have them); training without verdicts`);
   const workflow = withPolicies(source.workflow, plan.policies);
   const ctx: OpdStepContext = {
     student: engine,

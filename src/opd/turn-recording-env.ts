@@ -2,8 +2,18 @@
 // runs the real environment and, after each step, keeps a copy of its finalScore().info (the
 // environment's reading of that turn: answers, program statuses, correctness against the
 // reference). The copies land in the episode's info as `turns`, read only by the training-time
-// verifier (src/opd/math-attributor.ts); nothing of it reaches an agent.
+// verifier (src/opd/math-attributor.ts); nothing of it reaches an agent. An environment that keeps
+// a separate verifier's reading of its last step (CodeEnv's verification(): golden-test and
+// reference-solution booleans, the program runs on the Tester cases) has it recorded too, as the
+// turn's `verification` (src/opd/code-attributor.ts).
 import type { StepInput, StepOutcome, TaskEnv } from '../workflow/env-api.ts';
+
+/** An environment with a training-time verifier's reading of its last step (CodeEnv). */
+interface VerifyingEnv {
+  verification(): unknown;
+}
+
+const verifying = (env: TaskEnv): env is TaskEnv & VerifyingEnv => typeof (env as Partial<VerifyingEnv>).verification === 'function';
 
 export class TurnRecordingEnv implements TaskEnv {
   readonly problemId: string;
@@ -20,7 +30,9 @@ export class TurnRecordingEnv implements TaskEnv {
 
   async onStep(step: StepInput): Promise<StepOutcome> {
     const outcome = await this.inner.onStep(step);
-    this.turns.push(structuredClone(this.inner.finalScore().info));
+    const turn = structuredClone(this.inner.finalScore().info);
+    if (verifying(this.inner)) turn.verification = structuredClone(this.inner.verification());
+    this.turns.push(turn);
     return outcome;
   }
 

@@ -12,7 +12,8 @@
 //     environment's final outcome (maths: correct; code: pass fraction).
 //   distillation()
 //     MAS-OPD's view (algorithm: mas-opd, src/opd/distillable-task.ts): the same workflow, problems
-//     and environments, the tokenizer, and the maths PAC rules for the Reasoner–Tool-User pair.
+//     and environments, the tokenizer, and the PAC rules of the two pairs (maths: Reasoner–Tool-User,
+//     src/opd/math-attributor.ts; code: Coder–Tester, src/opd/code-attributor.ts).
 //
 // Options are listed in docs/tasks.md; bad ones fail with "task.options.KEY: got X, expected Y".
 import type { Engine } from '../engine/types.ts';
@@ -23,6 +24,8 @@ import { tagGroups } from '../rl/episode-groups.ts';
 import type { EvalRequest, RewardScheme, RolloutRequest, Sampling, TaskBundle, TaskContext } from '../rl/task.ts';
 import type { DistillableTask, DistillationSource } from '../opd/distillable-task.ts';
 import { mathAttributor } from '../opd/math-attributor.ts';
+import { codeAttributor } from '../opd/code-attributor.ts';
+import type { Attributor } from '../opd/pac.ts';
 import { CODE_PROGRAM_TIMEOUT_MS } from '../env/code-env.ts';
 import { defaultProgramRunner } from '../env/program-runner.ts';
 import type { CodeProblem } from '../env/datasets/types.ts';
@@ -137,9 +140,16 @@ export class WorkflowTask implements DistillableTask {
       tokenizer: this.tokenizer,
       // One episode per problem; the problems of a step from its seed only, on the problem stream.
       trainEnvs: (count, seed) => stepProblems(this.problems.train, count, deriveSeed(seed, PROBLEM_STREAM)).map(this.makeEnv),
-      // The code pair's PAC glue is not written yet (docs/mas-opd.md); other workflows have no PAC rules.
-      attribute: this.options.workflow.name === 'reasoner-tooluser' ? mathAttributor : null,
+      // PAC rules exist for the two multi-turn pairs (docs/mas-opd.md); other workflows have none.
+      attribute: this.attributor(),
     };
+  }
+
+  /** The pair's PAC rules: maths for Reasoner–Tool-User, code for Coder–Tester; null for other workflows. */
+  private attributor(): Attributor | null {
+    if (this.options.workflow.name === 'reasoner-tooluser') return mathAttributor;
+    if (this.options.workflow.name === 'coder-tester') return codeAttributor;
+    return null;
   }
 
   /** A model and a tokenizer that do not belong together would sample garbage silently. */
