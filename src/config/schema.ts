@@ -73,7 +73,7 @@ export const configSchema = obj('a MARFT training run', {
   }),
   opd: obj('mas-opd only: the method’s settings (the rest come from policy, actor.optim, rollout and train; docs/mas-opd.md)', {
     lambda: num('λ of RAS: A = A_OPD + λ·A_role (the paper: 0.1; 0 turns RAS off and skips the contrasting teacher pass)', 0.1, { min: 0 }),
-    pac: bool('PAC: verdicts of the training-time verifier on the previous turn in the teacher’s context (tasks without verifier rules train without them, with a notice)', true),
+    pac: bool('PAC: verdicts of the training-time verifier on the previous turn in the teacher’s context (rules for the `reasoner-tooluser` and `coder-tester` pairs; other workflows train without them, with a notice)', true),
     roleLine: oneOf('which part of a student’s first system message the role condition replaces in the teacher’s context', ROLE_LINE_RULES, 'first-sentence'),
     roleConditions: str('JSON file of role conditions and κ ({"conditions": {"<Role>": ["<paragraph 1>", "<paragraph 2>"]}, "contrast": {"<Role>": "<Role>"}}; roles it names replace the built-in ones; "" = the built-in table)', ''),
     contrast: record('κ overrides after the file: {"<Role>": "<contrasting role>"} (the role whose condition scores the second RAS pass)'),
