@@ -23,12 +23,14 @@ export interface CriticStats {
 export async function criticUpdate(engine: Engine, actions: TrainAction[], level: CreditLevel, config: MarftConfig, lr: number, seed: number): Promise<CriticStats> {
   const { critic, train } = config;
   const totals = { loss: 0, clip: 0, units: 0, gradNorm: 0, steps: 0 };
+  // Built once for every epoch and minibatch (each copies the critic's input and the action's tokens).
+  const requests = new Map(actions.map((a) => [a, criticRequest(a, level)] as const));
   for (let epoch = 0; epoch < critic.epochs; epoch++) {
     for (const mb of minibatches(actions, critic.minibatches, deriveSeed(seed, epoch))) {
       for (const [name, group] of groupBy(mb, (a) => a.critic!)) {
         const unitCount = group.reduce((s, a) => s + a.returns_K.length, 0);
-        for (const micro of microBatches(group, (a) => criticRequest(a, level).tokens.length, train.microBatchTokens)) {
-          const out = await engine.forward({ kind: 'critic', name }, micro.map((a) => criticRequest(a, level)), { retainGraph: true });
+        for (const micro of microBatches(group, (a) => requests.get(a)!.tokens.length, train.microBatchTokens)) {
+          const out = await engine.forward({ kind: 'critic', name }, micro.map((a) => requests.get(a)!), { retainGraph: true });
           const dValues = micro.map((a, b) => {
             const values = out.values![b]!;
             const loss = valueLoss({

@@ -24,9 +24,12 @@ export async function scoreActions(
   temperature: number,
   store: (a: TrainAction, logprobs: Float32Array | undefined, values: Float32Array | undefined) => void,
 ): Promise<void> {
-  for (const mb of microBatches(actions, (a) => request(a).tokens.length, capTokens)) {
-    const out = await engine.forward(target, mb.map(request), { temperature });
-    mb.forEach((a, b) => store(a, out.logprobs?.[b], out.values?.[b]));
+  // Each request once: a critic's request copies its input (criticRequest), and sizing the
+  // micro-batches needs it as well as the forward pass.
+  const requests = actions.map((a) => ({ a, r: request(a) }));
+  for (const mb of microBatches(requests, ({ r }) => r.tokens.length, capTokens)) {
+    const out = await engine.forward(target, mb.map(({ r }) => r), { temperature });
+    mb.forEach(({ a }, b) => store(a, out.logprobs?.[b], out.values?.[b]));
   }
 }
 
