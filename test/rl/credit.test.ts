@@ -2,8 +2,14 @@
 // across the agents of a step (spec sections 3 and 4).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ALGORITHM_REGISTRY } from '../../src/algorithms/index.ts';
 import { parseConfig } from '../../src/config/load.ts';
+import { TabularEngine } from '../../src/engine/tabular/engine.ts';
+import { train } from '../../src/rl/trainer.ts';
+import { coordinationGame } from '../../src/tasks/toy/coordination-game.ts';
 import { EMPTY_MOMENTS, momentsStd, updateMoments } from '../../src/rl/reward-scale.ts';
 import { assignCredit, flattenEpisodes, scaleRewards, type TrainAction } from '../../src/rl/train-batch.ts';
 import type { ActionRecord, Episode } from '../../src/workflow/trajectory.ts';
@@ -106,4 +112,24 @@ test('reward scaling: zero stays zero, signs are kept, and the scale is the runn
   // A batch whose returns never varied yet is left unscaled (no division by zero).
   const flat = flattenEpisodes([quad([1]), quad([1])], p, c);
   assert.equal(scaleRewards(flat, p, EMPTY_MOMENTS).scale, 1);
+});
+
+test('advantage.baseline batch-mean: GAE reads one constant value per step (explained variance 0 at every position), while the critic still trains', async () => {
+  const run = async (baseline: string) => {
+    const c = parseConfig({
+      seed: 2, model: { engine: 'tabular' }, advantage: { baseline }, actor: { klCoef: 0, optim: { lr: 0.1 } }, critic: { optim: { lr: 0.1 } },
+      rollout: { batchSize: 32, maxNewTokens: 1 }, train: { steps: 12, checkpointEvery: 1000 },
+    });
+    const { task, vocabSize } = coordinationGame({ symbols: 4 });
+    return (await train({ config: c, engine: new TabularEngine(vocabSize), task, runDir: mkdtempSync(join(tmpdir(), 'marft-baseline-')), progress: false })).metrics;
+  };
+  const ablated = await run('batch-mean');
+  for (const m of ablated) for (const pos of [0, 1]) {
+    const ev = m[`explained_variance/pos${pos}`];
+    assert.ok(ev === null || Math.abs(Number(ev)) < 1e-9, `step ${m.step} pos ${pos}: ${ev}`);
+  }
+  assert.ok(ablated.some((m) => Number(m.value_loss) > 0), 'the critic is still trained');
+  // With the critic's own values the explained variance departs from 0 (the tabular critic learns the secret's value).
+  const critic = await run('critic');
+  assert.ok(critic.some((m) => Math.abs(Number(m['explained_variance/pos1'] ?? 0)) > 0.05), 'the critic explains part of the returns');
 });
