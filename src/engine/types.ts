@@ -179,12 +179,6 @@ export interface SamplingEngine {
 
 /** An engine that also trains: adapters, critics, forward with a retained graph, backward, AdamW, state files. */
 export interface TrainingEngine extends SamplingEngine {
-  /**
-   * The decoder's every hyper-parameter. Callers should read `info` instead (what they need of the
-   * model); this stays for the embedded and torch engines' own code and tests that check shapes.
-   */
-  readonly config: ModelConfig;
-
   createAdapter(name: string, lora: LoraConfig, seed: number): Promise<void>;
   /** PEFT format: adapter_config.json + adapter_model.safetensors. */
   loadAdapter(name: string, dir: string): Promise<void>;
@@ -201,7 +195,6 @@ export interface TrainingEngine extends SamplingEngine {
   /** Hugging Face model folder (config.json, model.safetensors, generation_config.json). */
   saveBase(dir: string): Promise<void>;
 
-  sample(target: Target, prompts: number[][], params: SampleParams): Promise<SampleResult[]>;
   forward(target: Target, batch: ScoreRequest[], options?: ForwardOptions): Promise<ForwardOutput>;
   /** Accumulates gradients into the trainable parameters behind the handle's target. */
   backward(handle: GraphHandle, grads: BackwardGrads): Promise<void>;

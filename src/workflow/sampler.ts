@@ -1,5 +1,5 @@
 // The sampler abstraction between the runtime and whatever produces actions (engine or script).
-import type { Engine, SampleParams, SampleResult, Target } from '../engine/types.ts';
+import type { Engine, PolicyTarget, SampleParams, SampleResult } from '../engine/types.ts';
 import { BASE_POLICY } from './agent.ts';
 
 export interface SampleRequest {
@@ -16,7 +16,7 @@ export interface ActionSampler {
   sample(requests: SampleRequest[], params: SampleParams): Promise<SampleResult[]>;
 }
 
-export function policyTarget(policy: string): Target {
+export function policyTarget(policy: string): PolicyTarget {
   return policy === BASE_POLICY ? { kind: 'base' } : { kind: 'adapter', name: policy };
 }
 

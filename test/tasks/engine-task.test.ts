@@ -18,7 +18,7 @@ test('GSM8K Duo on the embedded engine: rewards are the verifier on the sampled 
   assert.equal(bundle.vocabSize, 105, 'printable ASCII, newline and tab, after 8 special tokens');
   assert.equal(task.tokenizer.decode(task.tokenizer.encode('def f():\n\treturn 1')), 'def f():\n\treturn 1', 'tabs (MBPP indents with them) survive');
   const engine = await bundle.buildEngine!(5);
-  assert.equal(engine.config.vocabSize, bundle.vocabSize);
+  assert.equal(engine.info.vocabSize, bundle.vocabSize);
   await engine.createAdapter('shared', { rank: 4, alpha: 8, targetModules: ['q_proj', 'v_proj'] }, 1);
   const req: RolloutRequest = { step: 2, seed: 77, batchSize: 2, rolloutsPerPrompt: 2, sampling: { temperature: 1, topP: 1, topK: 0, maxNewTokens: 24 }, policies: { planner: 'shared', solver: 'shared' } };
   const episodes = await task.rollout(engine, req);

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config/load.ts';
 import { buildRun } from '../../src/run/setup.ts';
+import { EmbeddedEngine } from '../../src/engine/embedded/engine.ts';
 import { train } from '../../src/rl/trainer.ts';
 import { evaluatePolicies } from '../../src/rl/evaluate.ts';
 import { MetricsLog } from '../../src/rl/metrics.ts';
@@ -31,6 +32,7 @@ test('examples/gsm8k-duo.yaml: two MARFT steps on a tiny model folder, held-out 
     config.task.options = { ...config.task.options, tokenizer: model };
     const runDir = join(dir, 'run');
     const { bundle, engine } = await buildRun(config, runDir);
+    assert.ok(engine instanceof EmbeddedEngine, 'model.engine embedded (the default)');
     assert.equal(engine.config.hiddenSize, 32);
     const result = await train({ config, engine, task: bundle.task, runDir, progress: false });
     assert.equal(result.metrics.length, 2);

@@ -7,10 +7,9 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type {
-  BackwardGrads, Engine, ForwardOptions, ForwardOutput, GraphHandle, LoraConfig, ModelConfig, OptimParams, OptimResult,
+  BackwardGrads, Engine, ForwardOptions, ForwardOutput, GraphHandle, LoraConfig, OptimParams, OptimResult,
   ModelInfo, PolicyTarget, SampleParams, SampleResult, ScoreOptions, ScoreRequest, Target, Trainable, ValueHeadSpec,
 } from '../types.ts';
-import { modelInfo } from '../types.ts';
 import { firstNonFinite, NonFiniteStateError } from '../non-finite.ts';
 import { mulberry32, deriveSeed } from '../../rng.ts';
 
@@ -68,7 +67,6 @@ function tableFromJson(json: Record<string, number[]>, file: string): Map<string
 }
 
 export class TabularEngine implements Engine {
-  readonly config: ModelConfig;
   readonly info: ModelInfo;
   private readonly adapters = new Map<string, Table>();
   private readonly critics = new Map<string, Table>();
@@ -76,20 +74,16 @@ export class TabularEngine implements Engine {
   private nextGraph = 1;
 
   constructor(vocabSize: number, eosTokenIds: number[] = []) {
-    this.config = {
-      architecture: 'llama', vocabSize, hiddenSize: 0, intermediateSize: 0, numHiddenLayers: 0, numAttentionHeads: 0, numKeyValueHeads: 0,
-      headDim: 0, rmsNormEps: 0, ropeTheta: 0, maxPositionEmbeddings: 1 << 20, tieWordEmbeddings: false, attentionBias: false, qkNorm: false,
-      bosTokenId: null, eosTokenIds,
-    };
-    this.info = modelInfo(this.config);
+    // A table has no context limit of its own; 2^20 tokens stands for "longer than any episode".
+    this.info = { vocabSize, contextLength: 1 << 20, bosTokenId: null, eosTokenIds };
   }
 
   async createAdapter(name: string, _lora: LoraConfig, _seed: number): Promise<void> {
     // Zero offsets: a fresh adapter is the base policy, as a LoRA adapter with B = 0 is.
-    this.adapters.set(name, new Table(this.config.vocabSize));
+    this.adapters.set(name, new Table(this.info.vocabSize));
   }
   async loadAdapter(name: string, dir: string): Promise<void> {
-    this.adapters.set(name, await this.loadTable(join(dir, 'tabular_adapter.json'), this.config.vocabSize));
+    this.adapters.set(name, await this.loadTable(join(dir, 'tabular_adapter.json'), this.info.vocabSize));
   }
   async saveAdapter(name: string, dir: string): Promise<void> {
     await this.saveTable(this.table({ kind: 'adapter', name }), join(dir, 'tabular_adapter.json'), dir, `the policy adapter '${name}'`);
@@ -114,12 +108,12 @@ export class TabularEngine implements Engine {
   }
   async saveBase(dir: string): Promise<void> {
     await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, 'tabular_base.json'), JSON.stringify({ vocabSize: this.config.vocabSize, eosTokenIds: this.config.eosTokenIds }));
+    await writeFile(join(dir, 'tabular_base.json'), JSON.stringify({ vocabSize: this.info.vocabSize, eosTokenIds: this.info.eosTokenIds }));
   }
 
   /** Logits of the next token after `tokens[0..length)` under a target (base = all zeros). */
   private logits(target: Target, tokens: number[], length: number): Float64Array {
-    const out = new Float64Array(this.config.vocabSize);
+    const out = new Float64Array(this.info.vocabSize);
     if (target.kind === 'adapter') {
       const row = this.table(target).row(keyOf(tokens, length));
       if (row) out.set(row);

@@ -5,7 +5,9 @@
 // step) the adapter is written in PEFT format to a versioned folder, loaded into the server as
 // `<name>-v<N>`, checked against the training engine on a fixed batch (./consistency.ts: the run
 // stops in one line beyond the tolerance), and only then sampled from; the previous version is
-// unloaded once no request uses it (./adapter-versions.ts).
+// unloaded once no request uses it (./adapter-versions.ts). Stop strings are applied after the fact
+// (../stop-strings.ts, with the `decode` option): the server works on token ids and is asked for
+// maxNewTokens tokens, which are then cut where the training engine would have stopped.
 //
 // The sampler/trainer mismatch that remains (numerics, a bf16 server, kernels) is what the trainer's
 // behaviour importance weights correct: the log-probs returned by sample() are the behaviour policy's
@@ -14,10 +16,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type {
-  BackwardGrads, ForwardOptions, ForwardOutput, GraphHandle, LoraConfig, ModelConfig, ModelInfo, OptimParams, OptimResult,
+  BackwardGrads, ForwardOptions, ForwardOutput, GraphHandle, LoraConfig, ModelInfo, OptimParams, OptimResult,
   SampleParams, SampleResult, ScoreOptions, ScoreRequest, Target, Trainable, TrainingEngine, ValueHeadSpec,
 } from '../types.ts';
+import type { Decode } from '../embedded/generate.ts';
 import { OpenAiSamplingEngine } from '../openai/engine.ts';
+import { checkStopStringsDecodable, cutAtStopString } from '../stop-strings.ts';
 import { AdapterVersions, servedAdapterName } from './adapter-versions.ts';
 import { checkServedAdapter, consistencyBatch } from './consistency.ts';
 import { BASE_SERVED_NAME, VllmServer, type VllmServerOptions } from './server.ts';
@@ -35,6 +39,8 @@ export interface VllmSamplerOptions {
   checkBatch?: ScoreRequest[];
   /** Where adapter versions are written for the server to read; default a temporary folder, removed at dispose. */
   workDir?: string;
+  /** Token ids → text, for stop strings (cut here after sampling: the server has no tokenizer). */
+  decode?: Decode;
 }
 
 /** One consistency check: what was loaded and how far it was from the training engine. */
@@ -88,7 +94,6 @@ export class VllmSampledEngine implements TrainingEngine {
   }
 
   get info(): ModelInfo { return this.trainer.info; }
-  get config(): ModelConfig { return this.trainer.config; }
 
   private versionDir(served: string): string {
     return join(this.workDir, served);
@@ -120,6 +125,15 @@ export class VllmSampledEngine implements TrainingEngine {
 
   async sample(target: Target, prompts: number[][], params: SampleParams): Promise<SampleResult[]> {
     if (target.kind === 'critic') throw new Error(`sample: critic '${target.name}' is not a policy`);
+    checkStopStringsDecodable(params.stopStrings, this.options.decode);
+    const { stopStrings } = params;
+    const results = await this.sampleServed(target, prompts, { ...params, stopStrings: [] });
+    if (stopStrings.length > 0) for (const r of results) cutAtStopString(r, stopStrings, this.options.decode!);
+    return results;
+  }
+
+  /** Samples on the server from the base or the adapter's current version (held until the reply is in). */
+  private async sampleServed(target: Target & { kind: 'base' | 'adapter' }, prompts: number[][], params: SampleParams): Promise<SampleResult[]> {
     if (target.kind === 'base') return this.sampler.sample(target, prompts, params);
     const served = this.versions.acquire(target.name);
     try {
