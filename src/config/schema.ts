@@ -109,7 +109,7 @@ export const configSchema = obj('a MARFT training run', {
     klEstimator: oneOf('KL estimator', ['k3'] as const, 'k3'),
     recomputeLogprobs: bool('recompute the old (proximal) log-probs with a forward pass instead of using the sampler’s', true),
     decoupled: bool('decoupled loss: weight each unit by min(π_prox / π_behaviour, behaviourCap)', true),
-    behaviourCap: num('cap of the behaviour importance weights', 5, { min: 1 }),
+    behaviourCap: num('cap of the importance weights to the sampler: the decoupled weight min(π_prox / π_behaviour, cap), and with sampler.engine vllm the policy-gradient objective’s weight min(π_old / π_vLLM, cap) (docs/algorithms.md, “Sampler mismatch”)', 5, { min: 1 }),
     actionNormalisation: oneOf('action log-prob: sum of token log-probs, or divided by the token count or the word count', ACTION_NORMALISATIONS, 'sum'),
     agentByAgent: bool('update one agent per interval, cycling in execution order (the others’ actions are not trained on)', false),
     agentInterval: int('steps per agent when agentByAgent is on', 1, 1, BOUND.steps),

@@ -35,10 +35,13 @@ export async function actorUpdate(engine: Engine, actions: TrainAction[], plan: 
   const klCoef = plan.kl ? actor.klCoef : 0;
   const temperature = rollout.temperature > 0 ? rollout.temperature : 1;
   const passes = actor.epochs * actor.minibatches;
+  // A separate sampler (sampler.engine: vllm) drew the behaviour log-probs; the objective corrects
+  // for its mismatch with the trainer (src/rl/losses/policy-objectives.ts).
+  const samplerSeparate = config.sampler.engine !== 'trainer';
   // One pass over one minibatch: the update pass's own (detached) log-probs are the proximal ones,
   // so no separate recomputation pass is needed (the reference code's duplicate forward, spec section 4).
-  // An objective without a proximal policy (REINFORCE) needs no such pass at all.
-  const separateProximal = objective.needsProximal && actor.recomputeLogprobs && passes > 1;
+  // An objective that reads no proximal policy (REINFORCE on the trainer's own samples) needs no such pass at all.
+  const separateProximal = objective.needsProximal(samplerSeparate) && actor.recomputeLogprobs && passes > 1;
   if (separateProximal) {
     for (const [policy, group] of groupBy(actions, (a) => a.policy!)) {
       await scoreActions(engine, { kind: 'adapter', name: policy }, group, sequence, train.microBatchTokens, temperature, (a, lp) => (a.proximal_K = lp));
@@ -77,7 +80,7 @@ export async function actorUpdate(engine: Engine, actions: TrainAction[], plan: 
               }
             }
           });
-          const ppo = objective.loss({ logprobs_N: lp, proximalLogprobs_N: prox, behaviourLogprobs_N: behav, advantages_N: adv, weights_N: w, actor });
+          const ppo = objective.loss({ logprobs_N: lp, proximalLogprobs_N: prox, behaviourLogprobs_N: behav, advantages_N: adv, weights_N: w, actor, samplerSeparate });
           let u = 0;
           micro.forEach((a, b) => {
             if (level === 'action') {

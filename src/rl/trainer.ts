@@ -103,10 +103,31 @@ export function planFor(config: MarftConfig, task: Task): AlgorithmPlan {
   if (config.advantage.jointActions === 'cross' && !task.scoreJoint) {
     throw new ConfigError('advantage.jointActions: cross needs a task that scores any combination of its agents\' actions (Task.scoreJoint: e.g. coordination-game with dependency: false); this task offers none, use aligned');
   }
+  const mismatch = samplerMismatchRefusal(config, plan);
+  if (mismatch) throw new ConfigError(mismatch);
   if (config.actor.agentByAgent && new Set(Object.values(plan.policies)).size < task.agents.length) {
     throw new ConfigError('actor.agentByAgent: cannot be combined with policy.parameterSharing (one shared adapter has no agents to take turns; set parameterSharing: false)');
   }
   return plan;
+}
+
+/**
+ * A separate sampler (sampler.engine: vllm) is corrected by min(π_old/μ, actor.behaviourCap), with
+ * π_old the trainer's recomputed log-probs: PPO-clip's decoupled weight, policy-gradient's factor.
+ * Without recomputed log-probs there is no π_old (the old log-probs would be the sampler's own), and
+ * PPO-clip without decoupling would have to apply exactly the decoupled weight, making the key a
+ * no-op; both are refused rather than run uncorrected (docs/algorithms.md, "Sampler mismatch").
+ */
+export function samplerMismatchRefusal(config: MarftConfig, plan: AlgorithmPlan): string | null {
+  if (config.sampler.engine === 'trainer' || plan.kind === 'mas-opd') return null;
+  const reads = plan.policyLoss === 'ppo-clip' || plan.policyLoss === 'policy-gradient';
+  if (reads && !config.actor.recomputeLogprobs) {
+    return `actor.recomputeLogprobs: false with sampler.engine: vllm leaves the sampler/trainer mismatch of ${config.algorithm} uncorrected (the old log-probs would be vLLM's own); set actor.recomputeLogprobs: true or sampler.engine: trainer`;
+  }
+  if (plan.policyLoss === 'ppo-clip' && !config.actor.decoupled) {
+    return `actor.decoupled: false with sampler.engine: vllm leaves the sampler/trainer mismatch of ${config.algorithm} uncorrected (the decoupled weight min(π_prox/μ, actor.behaviourCap) is its correction); set actor.decoupled: true or sampler.engine: trainer`;
+  }
+  return null;
 }
 
 /** An algorithm file's plan must fit its estimator: a critic exactly when it reads values, groups when it compares within them, a level it fills. */

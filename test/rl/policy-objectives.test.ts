@@ -7,7 +7,7 @@ import { POLICY_LOSSES } from '../../src/rl/losses/policy-objectives.ts';
 const actor = parseConfig({ actor: { behaviourCap: 2 } }).actor;
 
 test('policy-gradient: −Σ w·A·log π; importance-weighted: each unit weighted by min(π/μ, cap), equal to it on-policy', () => {
-  const input = { logprobs_N: [-1, -2, Math.log(0.5)], proximalLogprobs_N: [0, 0, 0], behaviourLogprobs_N: [-1, -2 - Math.log(3), Math.log(0.25)], advantages_N: [1, -1, 2], weights_N: [0.5, 0.5, 0], actor };
+  const input = { logprobs_N: [-1, -2, Math.log(0.5)], proximalLogprobs_N: [0, 0, 0], behaviourLogprobs_N: [-1, -2 - Math.log(3), Math.log(0.25)], advantages_N: [1, -1, 2], weights_N: [0.5, 0.5, 0], actor, samplerSeparate: false };
   const pg = POLICY_LOSSES['policy-gradient'].loss(input);
   assert.equal(pg.loss, -(0.5 * 1 * -1 + 0.5 * -1 * -2));
   assert.deepEqual(Array.from(pg.dLogprobs_N), [-0.5, 0.5, 0]);
@@ -19,6 +19,7 @@ test('policy-gradient: −Σ w·A·log π; importance-weighted: each unit weight
   const onPolicy = POLICY_LOSSES['importance-weighted-pg'].loss({ ...input, behaviourLogprobs_N: input.logprobs_N });
   assert.deepEqual(Array.from(onPolicy.dLogprobs_N), Array.from(pg.dLogprobs_N));
   assert.equal(onPolicy.loss, pg.loss);
-  assert.equal(POLICY_LOSSES['policy-gradient'].needsProximal, false);
-  assert.equal(POLICY_LOSSES['ppo-clip'].needsProximal, true);
+  assert.equal(POLICY_LOSSES['policy-gradient'].needsProximal(false), false);
+  assert.equal(POLICY_LOSSES['policy-gradient'].needsProximal(true), true);
+  assert.equal(POLICY_LOSSES['ppo-clip'].needsProximal(false), true);
 });

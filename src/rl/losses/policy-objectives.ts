@@ -13,6 +13,11 @@ export interface PolicyObjectiveInput {
   proximalLogprobs_N: ArrayLike<number>;
   /** The sampler's log-probs. */
   behaviourLogprobs_N: ArrayLike<number>;
+  /**
+   * Another engine sampled the units (sampler.engine: vllm), so the behaviour log-probs are not the
+   * trainer's: an objective without its own behaviour term corrects for the mismatch.
+   */
+  samplerSeparate: boolean;
   advantages_N: ArrayLike<number>;
   weights_N: ArrayLike<number>;
   actor: MarftConfig['actor'];
@@ -28,15 +33,20 @@ export interface PolicyObjectiveOutput {
 
 export interface PolicyObjective {
   readonly summary: string;
-  /** Reads proximal log-probs (a separate recomputation pass when several passes update the policy). */
-  readonly needsProximal: boolean;
+  /**
+   * Reads proximal log-probs (the trainer's old log-probs: a separate recomputation pass when
+   * several passes update the policy), given whether the sampler is a separate engine.
+   */
+  needsProximal(samplerSeparate: boolean): boolean;
   loss(input: PolicyObjectiveInput): PolicyObjectiveOutput;
 }
 
 export const POLICY_LOSSES = {
   'ppo-clip': {
     summary: 'PPO-clip against the proximal policy, decoupled behaviour weights when actor.decoupled (App. B)',
-    needsProximal: true,
+    // The decoupled weight min(π_prox/μ, cap) is the sampler-mismatch correction; src/rl/trainer.ts
+    // refuses a separate sampler with actor.decoupled or actor.recomputeLogprobs off.
+    needsProximal: (_samplerSeparate: boolean) => true,
     loss: ({ logprobs_N, proximalLogprobs_N, behaviourLogprobs_N, advantages_N, weights_N, actor }) =>
       ppoClipLoss({
         logprobs_N, proximalLogprobs_N, advantages_N, weights_N, clipLow: actor.clipLow, clipHigh: actor.clipHigh,
@@ -44,13 +54,21 @@ export const POLICY_LOSSES = {
       }),
   },
   'policy-gradient': {
-    summary: 'REINFORCE: −A·log π (no ratio, no clipping)',
-    needsProximal: false,
-    loss: ({ logprobs_N, advantages_N, weights_N }) => ({ ...policyGradientLoss({ logprobs_N, advantages_N, weights_N }), clipFraction: 0, meanImportanceWeight: 1, cappedFraction: 0 }),
+    summary: 'REINFORCE: −A·log π (no ratio, no clipping); with a separate sampler each unit weighted by min(π_old/μ, actor.behaviourCap)',
+    // The trainer's old log-probs are the numerator of the sampler-mismatch weight.
+    needsProximal: (samplerSeparate: boolean) => samplerSeparate,
+    loss: ({ logprobs_N, proximalLogprobs_N, behaviourLogprobs_N, advantages_N, weights_N, actor, samplerSeparate }) => ({
+      ...policyGradientLoss({
+        logprobs_N, advantages_N, weights_N,
+        ...(samplerSeparate ? { mismatch: { oldLogprobs_N: proximalLogprobs_N, behaviourLogprobs_N, cap: actor.behaviourCap } } : {}),
+      }),
+      clipFraction: 0,
+    }),
   },
   'importance-weighted-pg': {
     summary: 'REINFORCE weighted by the truncated ratio min(π/μ, actor.behaviourCap) to the sampler',
-    needsProximal: false,
+    // Its ratio is taken to the sampler already, whichever engine sampled.
+    needsProximal: (_samplerSeparate: boolean) => false,
     loss: ({ logprobs_N, behaviourLogprobs_N, advantages_N, weights_N, actor }) => ({
       ...importanceWeightedPgLoss({ logprobs_N, behaviourLogprobs_N, advantages_N, weights_N, cap: actor.behaviourCap }),
       clipFraction: 0,
