@@ -66,6 +66,8 @@ export async function opdRollout(engine: Engine, tokenizer: Tokenizer, workflow:
     sampler: engineSampler(engine),
     tokenizer,
     keepMessages: true,
+    // MAS-OPD has no critic: the centralised critic's input is not rendered.
+    criticView: false,
     params: { temperature: settings.temperature, topP: settings.topP, topK: settings.topK, maxNewTokens: settings.maxNewTokens, stopTokenIds: [], stopStrings: [], seed },
   });
 }

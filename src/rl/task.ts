@@ -30,6 +30,11 @@ export interface RolloutRequest {
   treeBranches?: number;
   /** Rewards of another scheme than the task's own (algorithm cure); only asked of a task that lists it in rewardSchemes. */
   rewardScheme?: RewardScheme;
+  /**
+   * false: nothing reads ActionRecord.criticTokens (the plan has no critic), so a task may skip
+   * rendering the centralised critic's input; absent or true: record it.
+   */
+  criticView?: boolean;
 }
 
 /** cure: CURE's rewards (programs: golden pass rate; unit tests: src/env/cure-rewards.ts), within each EpisodeGroup. */

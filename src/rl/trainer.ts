@@ -192,6 +192,8 @@ async function trainStep(engine: Engine, task: Task, config: MarftConfig, plan: 
     policies: plan.policies,
     ...(plan.sampling === 'tree' ? { treeBranches: rollout.rolloutsPerPrompt } : {}),
     ...(plan.rewards ? { rewardScheme: plan.rewards } : {}),
+    // Without a critic nothing reads the centralised critic's input: the task need not render it.
+    ...(plan.critics === null ? { criticView: false } : {}),
   });
   const rolloutSeconds = (performance.now() - started) / 1000;
 

@@ -105,12 +105,12 @@ export class WorkflowTask implements DistillableTask {
     const chosen = stepProblems(this.problems.train, req.batchSize, problemSeed(req.seed, req.step));
     if (req.treeBranches !== undefined) {
       // One tree per problem; its candidates are grouped by (problem, turn, agent).
-      return tagGroups(await this.play(engine, chosen, req.policies, req.sampling, req.seed, req.treeBranches), chosen.map((_, i) => i));
+      return tagGroups(await this.play(engine, chosen, req.policies, req.sampling, req.seed, { treeBranches: req.treeBranches, criticView: req.criticView ?? true }), chosen.map((_, i) => i));
     }
     const problems = chosen.flatMap((p) => Array.from({ length: req.rolloutsPerPrompt }, () => p));
     // The rolloutsPerPrompt episodes of the i-th problem chosen form one group (GRPO-family algorithms compare within it).
     const problemIndex = chosen.flatMap((_, i) => Array.from({ length: req.rolloutsPerPrompt }, () => i));
-    const episodes = tagGroups(await this.play(engine, problems, req.policies, req.sampling, req.seed), problemIndex);
+    const episodes = tagGroups(await this.play(engine, problems, req.policies, req.sampling, req.seed, { criticView: req.criticView ?? true }), problemIndex);
     return req.rewardScheme === 'cure' ? applyCureRewards(episodes, this.cureContext()) : episodes;
   }
 
@@ -131,7 +131,8 @@ export class WorkflowTask implements DistillableTask {
 
   async evaluate(engine: Engine, req: EvalRequest): Promise<Episode[]> {
     const problems = req.problems > 0 ? this.problems.heldOut.slice(0, req.problems) : this.problems.heldOut;
-    return this.play(engine, problems, req.policies, req.sampling, req.seed);
+    // Nothing reads an evaluation episode's critic input.
+    return this.play(engine, problems, req.policies, req.sampling, req.seed, { criticView: false });
   }
 
   distillation(): DistillationSource {
@@ -162,7 +163,7 @@ export class WorkflowTask implements DistillableTask {
     }
   }
 
-  private async play(engine: Engine, problems: Problem[], policies: Record<string, string>, sampling: Sampling, seed: number, treeBranches?: number): Promise<Episode[]> {
+  private async play(engine: Engine, problems: Problem[], policies: Record<string, string>, sampling: Sampling, seed: number, how: { treeBranches?: number | undefined; criticView: boolean }): Promise<Episode[]> {
     this.checkTokenizer(engine);
     // Every agent gets the trainer's adapter; an agent it leaves out acts with the frozen base.
     const acting = Object.fromEntries(this.agents.map((a) => [a, policies[a] ?? BASE_POLICY]));
@@ -172,11 +173,12 @@ export class WorkflowTask implements DistillableTask {
       tokenizer: this.tokenizer,
       params: { temperature: sampling.temperature, topP: sampling.topP, topK: sampling.topK, maxNewTokens: sampling.maxNewTokens, stopTokenIds: [], stopStrings: [], seed },
       reward: this.options.reward,
+      criticView: how.criticView,
       ...(this.options.maxInFlight > 0 ? { maxInFlight: this.options.maxInFlight } : {}),
     };
     const workflow = withPolicies(this.workflow, acting);
     const envs = problems.map(this.makeEnv);
-    return treeBranches === undefined ? rollout(workflow, envs, options) : treeRollout(workflow, envs, { ...options, branches: treeBranches });
+    return how.treeBranches === undefined ? rollout(workflow, envs, options) : treeRollout(workflow, envs, { ...options, branches: how.treeBranches });
   }
 }
 
