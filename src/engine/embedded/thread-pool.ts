@@ -19,6 +19,11 @@
 // The workers start at the first large product (about half a second, in the background); until they
 // are ready, the calling thread runs every part itself, which gives the same numbers (each part is
 // computed the same way whichever thread runs it; tests compare pool and no-pool runs).
+// OpenBLAS is held at one thread from the process's first product of any size (gemm.ts calls
+// settleBlasThreads), not from the pool's start: OpenBLAS rounds a product differently on two threads
+// than on one, so the small products run before the pool started (the first layer's projections in a
+// process's first pass) used to round differently from the same products in every later pass
+// (docs/engine.md, "Determinism inside one process"; test/engine/determinism.test.ts).
 //
 // Buffers: a worker sees only shared memory (shared-memory.ts). The WebAssembly memory is handed to
 // it at start; any other SharedArrayBuffer is sent once, the first time a job uses it, and forgotten
@@ -259,25 +264,37 @@ export function threadCount(): number {
 }
 
 let pool: ThreadPool | null | undefined;
+/** Whether this process runs a pool: decided once, at its first product (settleBlasThreads). */
+let poolPlanned: boolean | undefined;
 
+/**
+ * Decides, once per process, whether the engine runs its pool, and when it does, holds OpenBLAS at one
+ * thread from now on. gemm.ts calls it before every product it hands to OpenBLAS whole, so that no
+ * product ever runs at OpenBLAS's starting thread count and then at one thread later in the process
+ * (the two round differently; see the header).
+ */
+export function settleBlasThreads(): boolean {
+  if (poolPlanned !== undefined) return poolPlanned;
+  // Only the main thread has a pool: a pool worker's own products run on its thread, and only the main
+  // thread may set OpenBLAS's thread count (global to the process), which the pool must hold at one.
+  poolPlanned = isMainThread && threadCount() > 1 && !!simdKernels()?.arena && blasInfo().backend !== 'accelerate';
+  if (poolPlanned) setBlasThreads(1);
+  return poolPlanned;
+}
 
 /** The pool, started on first call when the engine runs on several threads; null without one (see the header). */
 function getPool(): ThreadPool | null {
   if (pool !== undefined) return pool;
-  const threads = threadCount();
-  const simd = simdKernels();
-  // Only the main thread has a pool: a pool worker's own products run on its thread, and only the main
-  // thread may set OpenBLAS's thread count (global to the process), which the pool must hold at one.
-  if (!isMainThread || threads <= 1 || !simd?.arena || blasInfo().backend === 'accelerate') {
+  if (!settleBlasThreads()) {
     pool = null;
     return pool;
   }
   try {
-    pool = new ThreadPool(simd, threads - 1);
-    setBlasThreads(1);
+    pool = new ThreadPool(simdKernels()!, threadCount() - 1);
   } catch (e) {
     process.stderr.write(`marft: worker threads not started (${(e as Error).message}); OpenBLAS's threads are used instead.\n`);
     pool = null;
+    setBlasThreads(threadCount());
   }
   return pool;
 }
