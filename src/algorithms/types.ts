@@ -62,6 +62,12 @@ export interface AlgorithmPlan {
   kl: boolean;
   /** Leave the actions of groups whose rewards are all equal (advantage 0) out of the policy update (AT-GRPO's filter). */
   dropFlatGroups?: boolean;
+  /**
+   * MAGRPO's tree of joint samples (src/workflow/joint-tree-sampling.ts) with group sampling: the
+   * next turn grows from every joint sample of a node (all) or the best (best); asked of a task
+   * that offers it (Task.jointTreeSampling), else the group's episodes are independent.
+   */
+  jointTree?: 'all' | 'best';
   /** The task replaces its rewards by this scheme's (cure: CURE's program and unit-test rewards); the task must offer it (Task.rewardSchemes). */
   rewards?: RewardScheme;
 }

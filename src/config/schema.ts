@@ -137,6 +137,7 @@ export const configSchema = obj('a MARFT training run', {
     topK: int('top-k sampling (0 = off)', 0, 0, BOUND.topK),
     maxNewTokens: int('per-agent generation cap (maths Duo 12,288, Trio 8,192, Quad 6,144; coding 13,824 / 9,216 / 6,912)', 12288, 1, BOUND.tokens),
     maxPromptTokens: int('input cap (maths 1,024; coding 4,096)', 1024, 1, BOUND.tokens),
+    jointTree: oneOf('magrpo only, on multi-turn tasks that can copy their state (the workflow task): best: one tree of joint samples per problem, G = rolloutsPerPrompt joint samples (whole turns, every agent acting) from copies of each node’s state, the node’s G forming a group and the best by its turn’s joint reward continuing (G per turn); all: every joint sample continues as its own node (the authors’ code: G + G² + … + G^T per problem); independent: G independent episodes per problem (joint samples at later turns then have different histories). Single-turn tasks sample G independent episodes whatever it says (docs/algorithms.md, MAGRPO)', ['best', 'all', 'independent'] as const, 'best'),
   }, (r) =>
     r.batchSize * r.rolloutsPerPrompt > MAX_EPISODES
       ? `batchSize × rolloutsPerPrompt = ${r.batchSize} × ${r.rolloutsPerPrompt} episodes per step, expected at most ${MAX_EPISODES} (the episodes of one step are held in memory together)`

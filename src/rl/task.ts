@@ -28,6 +28,13 @@ export interface RolloutRequest {
    * agent per turn (Episode.candidates); only asked of a task whose treeSampling is true.
    */
   treeBranches?: number;
+  /**
+   * MAGRPO's tree of joint samples (src/workflow/joint-tree-sampling.ts): one tree per problem, G =
+   * `branches` joint samples per node, the next turn growing from every joint sample (all) or the
+   * best (best); only asked of a task whose jointTreeSampling is true. A task whose episodes last
+   * one turn may answer with G independent episodes per problem (a one-turn tree is exactly that).
+   */
+  jointTree?: { branches: number; continuation: 'all' | 'best' };
   /** Rewards of another scheme than the task's own (algorithm cure); only asked of a task that lists it in rewardSchemes. */
   rewardScheme?: RewardScheme;
   /**
@@ -54,6 +61,8 @@ export interface Task {
   readonly agents: readonly string[];
   /** The task answers RolloutRequest.treeBranches with tree-sampled episodes. */
   readonly treeSampling?: boolean;
+  /** The task answers RolloutRequest.jointTree with trees of joint samples. */
+  readonly jointTreeSampling?: boolean;
   /** Reward schemes the task can answer RolloutRequest.rewardScheme with. */
   readonly rewardSchemes?: readonly RewardScheme[];
   /**

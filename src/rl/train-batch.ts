@@ -4,7 +4,7 @@
 // or the token level (src/rl/gae-action.ts, src/rl/gae-token.ts).
 import type { AlgorithmPlan } from '../algorithms/types.ts';
 import type { MarftConfig } from '../config/schema.ts';
-import type { Episode } from '../workflow/trajectory.ts';
+import type { Episode, JointSampleRef } from '../workflow/trajectory.ts';
 import type { Task } from './task.ts';
 import { actionScale } from './action-normalisation.ts';
 import { normaliseBatch } from './batch-normalisation.ts';
@@ -23,6 +23,8 @@ export interface TrainAction {
   critic: string | null;
   /** The episode's sampling group (Episode.group), null when the task gives none. */
   group: string | null;
+  /** MAGRPO's tree of joint samples: the joint sample this action belongs to (ActionRecord.joint); null otherwise. */
+  joint: JointSampleRef | null;
   /** prompt ++ action tokens; the action's log-probs start at scoreFrom. */
   tokens: number[];
   /** What the critic reads before the action: the joint state (centralised critic) or the agent's own prompt. */
@@ -65,13 +67,16 @@ export function flattenEpisodes(episodes: Episode[], plan: AlgorithmPlan, config
   episodes.forEach((ep, e) => {
     const kept: TrainAction[] = [];
     // Tree sampling trains on every candidate (each with its own reward), not only the executed path.
+    // MAGRPO's tree of joint samples trains on every joint sample of the tree; a task may answer a
+    // one-turn request with independent episodes (no candidates).
     if (plan.sampling === 'tree' && !ep.candidates) throw new Error(`episode ${e} (problem '${ep.problemId}') has no candidates: the task did not sample a tree`);
-    for (const a of plan.sampling === 'tree' ? ep.candidates! : ep.actions) {
+    const jointTree = plan.jointTree !== undefined && ep.candidates !== undefined;
+    for (const a of plan.sampling === 'tree' || jointTree ? ep.candidates! : ep.actions) {
       if (a.actionTokens.length === 0) continue;
       const critic = critics ? (critics[a.agent] ?? sharedCritic) : null;
       if (critics && !critic) continue;
       kept.push({
-        episode: e, t: a.step, agentIndex: a.agentIndex, agent: a.agent, policy: plan.policies[a.agent] ?? null, critic: critic ?? null, group: ep.group ?? null,
+        episode: e, t: a.step, agentIndex: a.agentIndex, agent: a.agent, policy: plan.policies[a.agent] ?? null, critic: critic ?? null, group: ep.group ?? null, joint: a.joint ?? null,
         tokens: [...a.promptTokens, ...a.actionTokens], scoreFrom: a.promptTokens.length, length: a.actionTokens.length, text: a.text,
         criticTokens: plan.criticInput === 'joint' ? (a.criticTokens ?? a.promptTokens) : a.promptTokens,
         behaviour_K: Float32Array.from(a.behaviourLogprobs), rawReward: a.reward,
@@ -82,8 +87,14 @@ export function flattenEpisodes(episodes: Episode[], plan: AlgorithmPlan, config
     }
     if (plan.reward === 'outcome' && kept.length > 0) kept[kept.length - 1]!.reward = ep.score;
     if (plan.reward === 'step-end') {
+      // A joint sample of a tree is one turn of its own copy: its team credit goes to its last kept action.
+      const sameTurn = (x: TrainAction, y: TrainAction) => x.t === y.t && (x.joint === null || (x.joint.node === y.joint?.node && x.joint.sample === y.joint.sample));
       for (const [i, a] of kept.entries()) {
-        if (i + 1 < kept.length && kept[i + 1]!.t === a.t) continue;
+        if (i + 1 < kept.length && sameTurn(kept[i + 1]!, a)) continue;
+        if (a.joint) {
+          a.reward += a.joint.teamCredit;
+          continue;
+        }
         const step = ep.steps.find((s) => s.t === a.t);
         a.reward += step ? (step.teamCredit ?? step.teamReward) : 0;
       }

@@ -191,6 +191,7 @@ async function trainStep(engine: Engine, task: Task, config: MarftConfig, plan: 
     sampling: { temperature: rollout.temperature, topP: rollout.topP, topK: rollout.topK, maxNewTokens: rollout.maxNewTokens },
     policies: plan.policies,
     ...(plan.sampling === 'tree' ? { treeBranches: rollout.rolloutsPerPrompt } : {}),
+    ...(plan.jointTree ? { jointTree: { branches: rollout.rolloutsPerPrompt, continuation: plan.jointTree } } : {}),
     ...(plan.rewards ? { rewardScheme: plan.rewards } : {}),
     // Without a critic nothing reads the centralised critic's input: the task need not render it.
     ...(plan.critics === null ? { criticView: false } : {}),

@@ -32,6 +32,7 @@ import type { CodeProblem } from '../env/datasets/types.ts';
 import { verifyCode } from '../verify/code/index.ts';
 import { applyCureRewards, type CureContext } from './cure-rewards.ts';
 import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts';
+import { jointTreeRollout } from '../workflow/joint-tree-sampling.ts';
 import { engineSampler, rollout, treeRollout, withPolicies, BASE_POLICY, type ActionSampler, type Episode, type RewardAssignment, type TaskEnv, type Workflow } from '../workflow/index.ts';
 import { intOption, numberOption, oneOfOption, optionError, rejectUnknown, stringOption, TaskOptionError, type Options } from './options.ts';
 import { loadProblemSets, stepProblems, type DatasetChoice, type ProblemSets, type SplitChoice } from './problem-source.ts';
@@ -75,6 +76,7 @@ export class WorkflowTask implements DistillableTask {
   readonly agents: readonly string[];
   /** AT-GRPO's tree sampling (src/workflow/tree-sampling.ts): the maths and code environments can be copied. */
   readonly treeSampling = true;
+  readonly jointTreeSampling = true;
   /** CURE's rewards need the Coder and Tester pair on a code dataset (checked when asked, with the horizon). */
   readonly rewardSchemes: readonly RewardScheme[];
   readonly workflow: Workflow;
@@ -106,6 +108,10 @@ export class WorkflowTask implements DistillableTask {
     if (req.treeBranches !== undefined) {
       // One tree per problem; its candidates are grouped by (problem, turn, agent).
       return tagGroups(await this.play(engine, chosen, req.policies, req.sampling, req.seed, { treeBranches: req.treeBranches, criticView: req.criticView ?? true }), chosen.map((_, i) => i));
+    }
+    if (req.jointTree !== undefined && this.workflow.horizon > 1) {
+      // One tree of joint samples per problem (MAGRPO); a one-turn workflow's tree is G independent episodes (below).
+      return tagGroups(await this.play(engine, chosen, req.policies, req.sampling, req.seed, { jointTree: req.jointTree, criticView: req.criticView ?? true }), chosen.map((_, i) => i));
     }
     const problems = chosen.flatMap((p) => Array.from({ length: req.rolloutsPerPrompt }, () => p));
     // The rolloutsPerPrompt episodes of the i-th problem chosen form one group (GRPO-family algorithms compare within it).
@@ -163,7 +169,7 @@ export class WorkflowTask implements DistillableTask {
     }
   }
 
-  private async play(engine: Engine, problems: Problem[], policies: Record<string, string>, sampling: Sampling, seed: number, how: { treeBranches?: number | undefined; criticView: boolean }): Promise<Episode[]> {
+  private async play(engine: Engine, problems: Problem[], policies: Record<string, string>, sampling: Sampling, seed: number, how: { treeBranches?: number | undefined; jointTree?: RolloutRequest['jointTree']; criticView: boolean }): Promise<Episode[]> {
     this.checkTokenizer(engine);
     // Every agent gets the trainer's adapter; an agent it leaves out acts with the frozen base.
     const acting = Object.fromEntries(this.agents.map((a) => [a, policies[a] ?? BASE_POLICY]));
@@ -178,6 +184,7 @@ export class WorkflowTask implements DistillableTask {
     };
     const workflow = withPolicies(this.workflow, acting);
     const envs = problems.map(this.makeEnv);
+    if (how.jointTree) return jointTreeRollout(workflow, envs, { ...options, ...how.jointTree });
     return how.treeBranches === undefined ? rollout(workflow, envs, options) : treeRollout(workflow, envs, { ...options, branches: how.treeBranches });
   }
 }

@@ -40,6 +40,22 @@ export interface ActionRecord {
    * turn from identical copies of the episode state, and whether it was the one executed.
    */
   branch?: { k: number; executed: boolean };
+  /** MAGRPO's tree of joint samples only (./joint-tree-sampling.ts): where this action sits in the tree. */
+  joint?: JointSampleRef;
+}
+
+/**
+ * One joint sample of MAGRPO's tree (./joint-tree-sampling.ts): sample `sample` of the G drawn at
+ * node `node` (a path of sample indices from the root: '', '2', '2.0', ...), each a whole turn
+ * played by every agent from a copy of the node's state.
+ */
+export interface JointSampleRef {
+  node: string;
+  sample: number;
+  /** The node whose joint samples continue from this one's turn (null: the episode ended, or a leaf). */
+  child: string | null;
+  /** The turn's team reward as the reward configuration weights it (StepRecord.teamCredit). */
+  teamCredit: number;
 }
 
 export interface StepRecord {
@@ -72,6 +88,8 @@ export interface Episode {
   /**
    * Tree sampling only: every candidate action (K per agent per turn, each with its own reward and
    * `branch`), turn-major, then execution order, then k. `actions` is the executed path alone.
+   * MAGRPO's tree of joint samples: every joint sample's actions (with `joint`), node by node;
+   * `actions` is the path of the best joint sample of every node from the root.
    */
   candidates?: ActionRecord[];
   steps: StepRecord[];

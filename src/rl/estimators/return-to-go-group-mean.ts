@@ -8,8 +8,10 @@
 // standard deviation. A node is (EpisodeGroup, turn): the G aligned joint samples of one problem
 // at turn t (the i-th samples of every agent form the i-th joint sample, since they are the
 // actions of the i-th episode). Every agent's action of a joint sample gets the same advantage.
-// At turns after the first the node's samples descend from different histories (sibling
-// episodes, not branches of one state): see docs/algorithms.md.
+// With independent episodes (rollout.jointTree: independent) the node's samples at turns after the
+// first descend from different histories; a tree of joint samples (actions carrying `joint`, the
+// default on multi-turn tasks that can copy their state) is credited node by node (treeAssign
+// below): see docs/algorithms.md.
 //
 // advantage.jointActions: cross (single-turn tasks with Task.scoreJoint): the node's joint samples
 // are every combination c of one sample per agent (G^n of them), each scored R(c) by the task;
@@ -33,6 +35,7 @@ export const returnToGoMinusGroupMean: AdvantageEstimator = {
   levels: ['action', 'token'],
   assign(actions, { plan, config, episodes, task }) {
     if (config.advantage.jointActions === 'cross') return crossAssign(actions, plan.level, episodes, task);
+    if (actions.some((a) => a.joint !== null)) return treeAssign(actions, plan.level, config.advantage.gamma);
     const gamma = config.advantage.gamma;
     // Joint samples: the actions of one episode at one turn.
     const joint = [...groupBy(actions, (a) => `${a.episode}/${a.t}`).values()];
@@ -62,6 +65,59 @@ export const returnToGoMinusGroupMean: AdvantageEstimator = {
     }
   },
 };
+
+/**
+ * MAGRPO's tree of joint samples (src/workflow/joint-tree-sampling.ts): a node's G joint samples
+ * share its state; joint sample j's return is its turn's joint reward plus γ times the mean return
+ * of the joint samples of its child node (the node that grew from it, or with continuation best
+ * from the best sibling: the same child for every sibling, so the term is common to the node and
+ * its advantage is the turn's reward less the node's mean), 0 without a child:
+ *
+ *   R(node, j) = r(node, j) + γ · mean_k R(child(node, j), k),   A(node, j) = R(node, j) − mean_k R(node, k)
+ *
+ * as the authors' code computes it. A node is keyed by its tree (the episode) and its path.
+ */
+function treeAssign(actions: TrainAction[], level: Parameters<typeof perUnit>[1], gamma: number): void {
+  const nodeKey = (episode: number, node: string) => `${episode}/${node}`;
+  const samples = new Map<string, Map<number, TrainAction[]>>();
+  for (const a of actions) {
+    if (a.joint === null) throw new Error(`episode ${a.episode}: an action outside the tree of joint samples`);
+    const key = nodeKey(a.episode, a.joint.node);
+    const node = samples.get(key) ?? samples.set(key, new Map()).get(key)!;
+    const sample = node.get(a.joint.sample) ?? node.set(a.joint.sample, []).get(a.joint.sample)!;
+    sample.push(a);
+  }
+  const returns = new Map<string, Map<number, number>>();
+  const meanReturn = (key: string): number => {
+    const rs = [...nodeReturns(key).values()];
+    return rs.reduce((s, r) => s + r, 0) / rs.length;
+  };
+  function nodeReturns(key: string): Map<number, number> {
+    const known = returns.get(key);
+    if (known) return known;
+    const node = samples.get(key);
+    if (!node) throw new Error(`the tree of joint samples has no node ${key}`);
+    const out = new Map<number, number>();
+    for (const [j, sample] of node) {
+      const child = sample[0]!.joint!.child;
+      // A child whose actions were all dropped (no tokens) still ended its turn: it counts as 0.
+      const future = child !== null && samples.has(nodeKey(sample[0]!.episode, child)) ? meanReturn(nodeKey(sample[0]!.episode, child)) : 0;
+      out.set(j, sample.reduce((s, a) => s + a.reward, 0) + gamma * future);
+    }
+    returns.set(key, out);
+    return out;
+  }
+  for (const [key, node] of samples) {
+    const rs = nodeReturns(key);
+    const mean = meanReturn(key);
+    for (const [j, sample] of node) {
+      for (const a of sample) {
+        a.advantages_K = perUnit(a, level, rs.get(j)! - mean);
+        a.returns_K = perUnit(a, level, rs.get(j)!);
+      }
+    }
+  }
+}
 
 /** jointActions: cross (see the file comment): every combination of the agents' samples of a node. */
 function crossAssign(actions: TrainAction[], level: Parameters<typeof perUnit>[1], episodes: readonly Episode[], task: Pick<Task, 'scoreJoint'> | undefined): void {
