@@ -1,6 +1,7 @@
 // The torch engine in two processes (torchrun, gloo, FSDP2 sharding the base) against one process, on
 // the CPU: the same log-probs and values, the same gradient norms and AdamW updates of an adapter, a
-// LoRA critic and the full base (gradients summed across ranks, not averaged), the same greedy samples.
+// LoRA critic and the full base (gradients summed across ranks, not averaged), the same greedy samples;
+// the two processes compute log-probs in chunks of rows (engines/torch/marft_torch/scorer.py).
 // Long (two worker starts, one of them torchrun): skipped with MARFT_LONG_TESTS=0.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -31,11 +32,12 @@ interface Run {
   adapterFile: string;
 }
 
-async function run(nprocPerNode: number, dir: string): Promise<Run> {
-  const e = await TorchEngine.load(checkpointDir('qwen2'), { ...torchTestOptions, nprocPerNode });
+async function run(nprocPerNode: number, dir: string, logitsChunkRows = 0): Promise<Run> {
+  const e = await TorchEngine.load(checkpointDir('qwen2'), { ...torchTestOptions, nprocPerNode, logitsChunkRows });
   try {
     assert.equal(e.workerInfo.worldSize, nprocPerNode);
     assert.equal(e.workerInfo.sharded, nprocPerNode > 1);
+    if (logitsChunkRows > 0) assert.equal(e.workerInfo.logitsChunkRows, logitsChunkRows);
     await e.createAdapter('p', { rank: 4, alpha: 8, targetModules: ['q_proj', 'v_proj', 'down_proj'] }, 3);
     await e.createCritic('c', { kind: 'lora-critic', lora: { rank: 2, alpha: 4, targetModules: ['o_proj'] } }, 4);
     // Two graphs retained at once, then their backwards.
@@ -65,7 +67,9 @@ test('two processes (FSDP2 on gloo) compute what one process computes', { skip }
   if (ck.length) oracleBatch(ck);
   const dir = tempDir('torch-fsdp');
   const one = await run(1, dir);
-  const two = await run(2, dir);
+  // The two processes also score in chunks of 3 rows (the tied lm_head's logits recomputed in the
+  // backward under FSDP2's resharding), against one process scoring each batch in one piece.
+  const two = await run(2, dir, 3);
   assert.ok(maxAbsDiff(one.logprobs, two.logprobs) < TOL);
   assert.ok(maxAbsDiff(one.values, two.values) < TOL);
   one.norms.forEach((n, i) => assert.ok(Math.abs(n - two.norms[i]!) < TOL * n, `grad norm ${i}: ${n} vs ${two.norms[i]}`));

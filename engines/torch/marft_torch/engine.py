@@ -33,7 +33,7 @@ class Graph:
 
 
 class TorchEngine:
-    def __init__(self, group: Group, model_dir: str, dtype: str):
+    def __init__(self, group: Group, model_dir: str, dtype: str, logits_chunk_rows: int = 0):
         from transformers import AutoModelForCausalLM
 
         if dtype not in DTYPES:
@@ -47,7 +47,7 @@ class TorchEngine:
         self.vocab = self.lm.config.vocab_size
         self.max_positions = self.lm.config.max_position_embeddings
         self.hooks = LoraHooks(self.lm)
-        self.scorer = Scorer(self.lm)
+        self.scorer = Scorer(self.lm, logits_chunk_rows)
         self.base_loss_scale = 1.0
         if group.distributed:
             self._shard()
@@ -83,7 +83,7 @@ class TorchEngine:
 
         return {"worldSize": self.group.world, "device": str(self.group.device), "dtype": self.dtype,
                 "torch": torch.__version__, "transformers": transformers.__version__,
-                "sharded": self.group.distributed}
+                "sharded": self.group.distributed, "logitsChunkRows": self.scorer.chunk_rows}
 
     # ---- adapters and critics ----------------------------------------------------------------
 

@@ -79,7 +79,7 @@ def describe(e: BaseException) -> str:
     return " ".join(text.split())
 
 
-def serve(socket_path: str, model_dir: str, dtype: str, device: str) -> int:
+def serve(socket_path: str, model_dir: str, dtype: str, device: str, logits_chunk_rows: int = 0) -> int:
     group = Group(device)
     conn = None
     if group.rank == 0:
@@ -87,7 +87,7 @@ def serve(socket_path: str, model_dir: str, dtype: str, device: str) -> int:
         conn.connect(socket_path)
     engine, error = None, None
     try:
-        engine = TorchEngine(group, model_dir, dtype)
+        engine = TorchEngine(group, model_dir, dtype, logits_chunk_rows)
     except Exception as e:  # noqa: BLE001 — reported to the controller as the start's answer
         error = f"cannot load {model_dir}: {describe(e)}"
     errors = [e for e in group.all_gather(error) if e]

@@ -35,6 +35,8 @@ export interface TorchWorkerInfo {
   torch: string;
   transformers: string;
   sharded: boolean;
+  /** Scored positions per log-softmax chunk (WorkerLaunch.logitsChunkRows, or the worker's choice). */
+  logitsChunkRows: number;
 }
 
 interface AdapterMsg {

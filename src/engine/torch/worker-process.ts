@@ -33,6 +33,13 @@ export interface WorkerLaunch {
   device?: 'auto' | 'cpu' | 'cuda';
   /** torch CPU threads per process (0: torch's default). */
   threads?: number;
+  /**
+   * Scored positions per log-softmax chunk (0 or absent: as many as keep one chunk's float32 logits
+   * near 256 MB, e.g. 441 rows for a 151,936-token vocabulary). Each chunk's logits are recomputed in
+   * the backward rather than kept, so the memory of scoring no longer grows with the vocabulary times
+   * the micro-batch's tokens.
+   */
+  logitsChunkRows?: number;
 }
 
 interface Pending {
@@ -88,7 +95,8 @@ export class WorkerProcess {
     const server = createServer();
     await new Promise<void>((ok, fail) => { server.once('error', fail); server.listen(sockPath, ok); });
     const workerArgs = ['-m', 'marft_torch', '--socket', sockPath, '--model', resolve(modelDir),
-      '--dtype', launch.dtype ?? 'float32', '--device', launch.device ?? 'auto', '--threads', String(launch.threads ?? 0)];
+      '--dtype', launch.dtype ?? 'float32', '--device', launch.device ?? 'auto', '--threads', String(launch.threads ?? 0),
+      '--logits-chunk-rows', String(launch.logitsChunkRows ?? 0)];
     const args = nproc === 1 && nnodes === 1 ? workerArgs : [
       '-m', 'torch.distributed.run', '--nproc-per-node', String(nproc),
       ...(nnodes > 1 ? ['--nnodes', String(nnodes), '--node-rank', '0', '--rdzv-backend', 'c10d', '--rdzv-endpoint', launch.rdzvEndpoint!] : ['--standalone']),
