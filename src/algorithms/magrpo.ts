@@ -4,9 +4,10 @@
 // mean return (no std), shared by every agent of the joint sample; REINFORCE (−A·log π of the
 // whole response: action-level units, log-prob per actor.actionNormalisation); no critic, no
 // clipping, no KL; an independent policy per agent whatever policy.parameterSharing says.
-// On multi-turn tasks that can copy their state the G joint samples of a problem form a tree
-// (rollout.jointTree, src/workflow/joint-tree-sampling.ts): at every node G copies of the state each
-// play a whole turn, the node's G joint samples are a group, and the best continues (or all do).
+// With rollout.jointTree best or all, on multi-turn tasks that can copy their state, the joint
+// samples of a problem form a tree (src/workflow/joint-tree-sampling.ts): at every node G copies of
+// the state each play a whole turn, the node's G joint samples are a group, and the best continues
+// (or all do: the authors' code); the default, independent, is the MAS-OPD paper's G episodes.
 // advantage.jointActions: cross replaces the aligned joint samples of a single-turn task that
 // scores combinations (Task.scoreJoint) by all G^n of them (src/rl/estimators/return-to-go-group-mean.ts).
 import { policyAdapters, type Algorithm } from './types.ts';

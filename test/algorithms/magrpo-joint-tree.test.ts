@@ -129,7 +129,7 @@ test('best: only the best joint sample continues, and its node is every siblingâ
   assert.deepEqual(two.episodes.map((e) => [e.group, e.candidates!.length]), [['problem-0', 8], ['problem-1', 8]]);
 });
 
-test('the trainer asks for the tree by default on a task that offers it, independent episodes when told or when it does not', async () => {
+test('the trainer asks for the tree when rollout.jointTree says so and the task offers it; independent episodes by default', async () => {
   const asked = async (extra: Record<string, unknown>, offers: boolean): Promise<RolloutRequest> => {
     let request: RolloutRequest | undefined;
     class Asked extends Error {}
@@ -145,10 +145,11 @@ test('the trainer asks for the tree by default on a task that offers it, indepen
     await assert.rejects(train({ config, engine: new TabularEngine(8), task, runDir: mkdtempSync(join(tmpdir(), 'marft-jt-')), progress: false }), Asked);
     return request!;
   };
-  assert.deepEqual((await asked({}, true)).jointTree, { branches: 3, continuation: 'best' });
+  assert.deepEqual((await asked({ jointTree: 'best' }, true)).jointTree, { branches: 3, continuation: 'best' });
   assert.deepEqual((await asked({ jointTree: 'all' }, true)).jointTree, { branches: 3, continuation: 'all' });
   assert.equal((await asked({ jointTree: 'independent' }, true)).jointTree, undefined);
-  assert.equal((await asked({}, false)).jointTree, undefined);
+  assert.equal((await asked({}, true)).jointTree, undefined, 'the default is independent episodes');
+  assert.equal((await asked({ jointTree: 'best' }, false)).jointTree, undefined, 'a task that cannot copy its state samples independent episodes');
   // Another algorithm never asks for it.
   const grpo = planFor(parseConfig({ algorithm: 'grpo', rollout: { rolloutsPerPrompt: 3 } }), { agents: ['a'], jointTreeSampling: true, rollout: async () => [], evaluate: async () => [] });
   assert.equal(grpo.jointTree, undefined);
@@ -182,7 +183,7 @@ test('the workflow task: a multi-turn workflow answers with one tree per problem
 
 test('MAGRPO trains on the tree of a multi-turn workflow through train() (tabular policy, SA+MT on GSM8K)', async () => {
   const task = createWorkflowTask({ dataset: 'gsm8k', workflow: 'sa-mt', horizon: 2 }, { tokenizer: wtok });
-  const config = parseConfig({ algorithm: 'magrpo', seed: 3, model: { engine: 'tabular' }, actor: { optim: { lr: 0.1 } }, rollout: { batchSize: 2, rolloutsPerPrompt: G, maxNewTokens: 3 }, train: { steps: 2 } });
+  const config = parseConfig({ algorithm: 'magrpo', seed: 3, model: { engine: 'tabular' }, actor: { optim: { lr: 0.1 } }, rollout: { batchSize: 2, rolloutsPerPrompt: G, maxNewTokens: 3, jointTree: 'best' }, train: { steps: 2 } });
   const engine = new TabularEngine(wtok.vocabSize);
   const seen: number[] = [];
   const spy: Task = { agents: task.agents, jointTreeSampling: true, rollout: async (e, r) => {

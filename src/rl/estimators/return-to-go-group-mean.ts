@@ -9,9 +9,8 @@
 // at turn t (the i-th samples of every agent form the i-th joint sample, since they are the
 // actions of the i-th episode). Every agent's action of a joint sample gets the same advantage.
 // With independent episodes (rollout.jointTree: independent) the node's samples at turns after the
-// first descend from different histories; a tree of joint samples (actions carrying `joint`, the
-// default on multi-turn tasks that can copy their state) is credited node by node (treeAssign
-// below): see docs/algorithms.md.
+// first descend from different histories; a tree of joint samples (actions carrying `joint`,
+// rollout.jointTree best or all) is credited node by node (treeAssign below): see docs/algorithms.md.
 //
 // advantage.jointActions: cross (single-turn tasks with Task.scoreJoint): the node's joint samples
 // are every combination c of one sample per agent (G^n of them), each scored R(c) by the task;
