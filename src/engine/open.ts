@@ -36,7 +36,8 @@ export async function openEngine(spec: EngineSpec): Promise<Engine> {
     case 'vllm': {
       const trainer = await openEngine(spec.trainer);
       try {
-        return await VllmSampledEngine.open(trainer, { ...spec.check, start: { ...spec.server, modelDir: spec.trainer.modelDir } });
+        // The trainer's decoder cuts the server's samples at stop strings, as the trainer would have.
+        return await VllmSampledEngine.open(trainer, { ...spec.check, decode: spec.trainer.options?.decode, start: { ...spec.server, modelDir: spec.trainer.modelDir } });
       } catch (err) {
         await trainer.dispose();
         throw err;

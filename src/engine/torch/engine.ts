@@ -16,7 +16,7 @@ import { createLora, type LoraAdapter } from '../embedded/lora.ts';
 import { createCritic, type Critic } from '../embedded/critic.ts';
 import { loadAdapterDir, loadCriticDir, saveAdapterDir, saveCriticDir } from '../embedded/engine-io.ts';
 import { readAdamState, writeAdamState } from '../embedded/optimizer-state-file.ts';
-import { findStopString } from '../embedded/sampling.ts';
+import { checkStopStringsDecodable, cutAtStopString } from '../stop-strings.ts';
 import { param } from '../embedded/param.ts';
 import type { Decode } from '../embedded/generate.ts';
 import { bytesF32, f32Bytes } from './framing.ts';
@@ -151,7 +151,7 @@ export class TorchEngine implements Engine {
   }
 
   async sample(target: Target, prompts: number[][], params: SampleParams): Promise<SampleResult[]> {
-    if (params.stopStrings.length > 0 && !this.options.decode) throw new Error('stopStrings need a decode function (engine option `decode`)');
+    checkStopStringsDecodable(params.stopStrings, this.options.decode);
     const { stopStrings, ...rest } = params;
     const results = await this.command('sample', { target, prompts, params: rest }) as SampleResult[];
     if (stopStrings.length > 0) for (const r of results) cutAtStopString(r, stopStrings, this.options.decode!);
@@ -231,22 +231,4 @@ function adapterFromMsg(m: AdapterMsg): LoraAdapter {
     layers[f.layer]![f.module] = { A: param([m.rank, A.length / m.rank], A), B: param([B.length / m.rank, m.rank], B) };
   }
   return { config: { rank: m.rank, alpha: m.alpha, targetModules: [...m.targetModules] }, scale: m.alpha / m.rank, layers };
-}
-
-/**
- * Applies stop strings after the fact: the result ends at its first token whose decoded prefix
- * contains a stop string (as the embedded sampler would have stopped there), found by bisection
- * since a prefix that contains one stays containing it as tokens are appended.
- */
-export function cutAtStopString(r: SampleResult, stops: string[], decode: Decode): void {
-  if (r.tokens.length === 0 || findStopString(decode(r.tokens), stops) < 0) return;
-  let lo = 1, hi = r.tokens.length; // the shortest prefix containing a stop string lies in [lo, hi]
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (findStopString(decode(r.tokens.slice(0, mid)), stops) >= 0) hi = mid; else lo = mid + 1;
-  }
-  if (r.stopReason === 'stop_token' && hi === r.tokens.length) return; // the stop token came first
-  r.tokens.length = hi;
-  r.logprobs.length = hi;
-  r.stopReason = 'stop_string';
 }
