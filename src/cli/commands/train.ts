@@ -12,6 +12,8 @@ import { latestCheckpoint, writeFileAtomic } from '../../rl/checkpoint.ts';
 import { stderrNotice } from '../../rl/notice.ts';
 import { acquireRunLock, type RunLock } from '../../rl/run-lock.ts';
 import { buildRun } from '../../run/setup.ts';
+import { SamplerMismatchError } from '../../engine/vllm/consistency.ts';
+import type { Engine } from '../../engine/types.ts';
 import { openTeacher } from '../../run/teacher.ts';
 import { train } from '../../rl/trainer.ts';
 
@@ -98,18 +100,26 @@ export async function run(args: string[]): Promise<number> {
       await writeFileAtomic(join(runDir, 'config.json'), JSON.stringify(config, null, 2));
     }
     const { engine, bundle } = await buildRun(config, runDir);
-    const teacher = await openTeacher(config, bundle.task);
-    // --set on a resumed run is an explicit change of its configuration (recorded by the trainer).
-    const acceptConfigChange = resumeDir !== undefined && (sets.length > 0 || parsed.flags.has('accept-config-change'));
-    const result = await train({ config, engine, task: bundle.task, runDir, progress: parsed.flags.has('no-progress') ? false : undefined, acceptConfigChange, lock, ...(teacher ? { teacher } : {}) });
-    const last = result.metrics[result.metrics.length - 1];
-    console.log(JSON.stringify({ runDir, steps: result.metrics.length, resumedFrom: result.resumedFrom, checkpoint: result.checkpoint, score_mean: last?.score_mean ?? null }));
-    await engine.dispose();
-    await teacher?.dispose();
+    // Disposed on failure too: an engine's processes (the torch worker, a vLLM server) would
+    // otherwise keep marft from exiting after its one-line error.
+    let teacher: Engine | undefined;
+    try {
+      teacher = await openTeacher(config, bundle.task);
+      // --set on a resumed run is an explicit change of its configuration (recorded by the trainer).
+      const acceptConfigChange = resumeDir !== undefined && (sets.length > 0 || parsed.flags.has('accept-config-change'));
+      const result = await train({ config, engine, task: bundle.task, runDir, progress: parsed.flags.has('no-progress') ? false : undefined, acceptConfigChange, lock, ...(teacher ? { teacher } : {}) });
+      const last = result.metrics[result.metrics.length - 1];
+      console.log(JSON.stringify({ runDir, steps: result.metrics.length, resumedFrom: result.resumedFrom, checkpoint: result.checkpoint, score_mean: last?.score_mean ?? null }));
+    } finally {
+      await engine.dispose();
+      await teacher?.dispose();
+    }
     return 0;
   } catch (err) {
     // A task's option that does not fit the model shows up only once the engine exists.
     if (err instanceof ConfigError || err instanceof TaskOptionError) throw new UserError(err.message);
+    // vLLM serving an adapter differently from the trainer stops the run in one line (docs/scaling.md).
+    if (err instanceof SamplerMismatchError) throw new UserError(err.message);
     throw err;
   } finally {
     await lock?.release();

