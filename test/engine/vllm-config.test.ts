@@ -1,7 +1,9 @@
 // `sampler.engine: vllm` in a configuration (src/config/schema.ts → src/run/setup.ts → openEngine):
 // the refusals in one line naming the key (no vLLM needed, these run in CI), and one training step of
 // examples/coordination-embedded.yaml through buildRun, where marft starts its own vLLM server on
-// RUN/base (long; skips without .venv-vllm).
+// RUN/base, and `marft train --set model.engine=torch --set sampler.engine=vllm` (the torch worker and
+// the server both on RUN/base) stopping in one line when the consistency check trips (long; they skip
+// without .venv-vllm, the last also without the torch engine's venv).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, rmSync } from 'node:fs';
@@ -12,6 +14,8 @@ import { buildRun } from '../../src/run/setup.ts';
 import { train } from '../../src/rl/trainer.ts';
 import { VllmSampledEngine } from '../../src/engine/vllm/engine.ts';
 import { repoRoot, tempDir } from './oracle-helpers.ts';
+import { runCli } from '../cli/spawn-cli.ts';
+import { skipWithoutTorch } from './torch-helpers.ts';
 
 const configFile = join(repoRoot, 'examples/coordination-embedded.yaml');
 const python = join(repoRoot, '.venv-vllm/bin/python');
@@ -48,6 +52,26 @@ test('sampler.engine vllm: one training step through buildRun samples on a vLLM 
     assert.ok(Math.abs(Number(result.metrics[0]!.importance_weight_mean) - 1) < 1e-3);
   } finally {
     await engine.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('marft train with model.engine torch and sampler.engine vllm: a consistency check that trips stops the run in one line (exit 2) and marft exits', { skip: skip || skipWithoutTorch, timeout: 300_000 }, async () => {
+  const dir = tempDir('vllm-config');
+  try {
+    // Tolerance 0: the torch worker and vLLM, both float32, differ by about 1e-6 (never exactly 0), so the first check (v0, at the adapter's creation) trips.
+    const sets = ['model.engine=torch', 'model.threads=1', 'sampler.engine=vllm', 'sampler.tolerance=0', 'sampler.maxLoras=2', 'train.steps=1', 'rollout.batchSize=8', 'train.evalEvery=0'].flatMap((s) => ['--set', s]);
+    const env = { VLLM_CPU_KVCACHE_SPACE: '1', VLLM_CPU_OMP_THREADS_BIND: 'nobind', OMP_NUM_THREADS: '1' };
+    const saved = { ...process.env };
+    Object.assign(process.env, env);
+    const running = runCli({ args: ['train', configFile, '--run-dir', join(dir, 'run'), ...sets, '--no-progress'] }); // spawned with this environment
+    process.env = saved;
+    // Returns only once marft has exited: its engine (and the server it started) is disposed on the failure too.
+    const r = await running;
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /^marft train: vLLM serves adapter 'policy' version 0 \(policy-v0\) differently from the training engine: max \|Δ log-prob\| \S+ > tolerance 0 \(sampler\.tolerance\)/);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
