@@ -4,22 +4,21 @@
 // log-probs (teacher scoring) within 1e-4, greedy samples token for token with their log-probs,
 // seeded sampling reproducible, and the one-line refusals (scaled scoring, an adapter not served).
 //
-// vLLM is optional (about 6 minutes and 3.5 GB to install, a minute to start): `bash scripts/setup.sh
-// --vllm` makes .venv-vllm. Without it this test skips, in CI too, since CI's setup does not install it.
+// vLLM (about 6 minutes and 3.5 GB to install, half a minute to start) comes from `bash scripts/setup.sh
+// --vllm` (.venv-vllm), which CI runs; elsewhere, without it, this file skips (test/engine/vllm-helpers.ts).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadEngine, type Engine, type SampleParams } from '../../src/engine/index.ts';
 import { OpenAiSamplingEngine } from '../../src/engine/openai/engine.ts';
 import { freePort } from '../../src/engine/vllm/server.ts';
 import { repoRoot, tempDir } from './oracle-helpers.ts';
+import { skipWithoutVllm, vllmPython } from './vllm-helpers.ts';
 
-const python = join(repoRoot, '.venv-vllm/bin/python');
-const long = process.env.MARFT_LONG_TESTS !== '0';
-const skip = !existsSync(python) ? `no ${python}: bash scripts/setup.sh --vllm installs vLLM (CPU) for this test`
-  : !long ? 'long test (MARFT_LONG_TESTS=0): starting vLLM takes about a minute' : false;
+const python = vllmPython;
+const skip = skipWithoutVllm;
 
 const work = skip ? '' : tempDir('openai-vllm');
 let server: ChildProcess | undefined;

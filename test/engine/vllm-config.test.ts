@@ -6,7 +6,7 @@
 // without .venv-vllm, the last also without the torch engine's venv).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/load.ts';
 import { ConfigError } from '../../src/config/schema-dsl.ts';
@@ -16,11 +16,11 @@ import { VllmSampledEngine } from '../../src/engine/vllm/engine.ts';
 import { repoRoot, tempDir } from './oracle-helpers.ts';
 import { runCli } from '../cli/spawn-cli.ts';
 import { skipWithoutTorch } from './torch-helpers.ts';
+import { skipWithoutVllm, vllmPython } from './vllm-helpers.ts';
 
 const configFile = join(repoRoot, 'examples/coordination-embedded.yaml');
-const python = join(repoRoot, '.venv-vllm/bin/python');
-const skip = !existsSync(python) ? `no ${python}: bash scripts/setup.sh --vllm installs vLLM (CPU) for this test`
-  : process.env.MARFT_LONG_TESTS === '0' ? 'long test (MARFT_LONG_TESTS=0): starting vLLM takes about a minute' : false;
+const python = vllmPython;
+const skip = skipWithoutVllm;
 
 test('sampler.engine vllm: a missing interpreter and the tabular engine are refused in one line naming the key', async () => {
   const dir = tempDir('vllm-config');

@@ -11,11 +11,11 @@
 // (it works on token ids): greedy samples cut after the fact equal the embedded engine's own
 // stop-string samples, token for token.
 //
-// Needs .venv-vllm (bash scripts/setup.sh --vllm); skips without it, in CI too; the torch trainer's
+// Needs .venv-vllm (bash scripts/setup.sh --vllm, which CI runs; elsewhere the file skips without it); the torch trainer's
 // test also needs the torch engine's venv. One server for the file.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Engine, SampleParams, TrainingEngine } from '../../src/engine/types.ts';
 import { EmbeddedEngine } from '../../src/engine/embedded/engine.ts';
@@ -28,11 +28,10 @@ import { buildTask } from '../../src/run/setup.ts';
 import { train } from '../../src/rl/trainer.ts';
 import { repoRoot, tempDir } from './oracle-helpers.ts';
 import { skipWithoutTorch, torchTestOptions } from './torch-helpers.ts';
+import { skipWithoutVllm, vllmPython } from './vllm-helpers.ts';
 
-const python = join(repoRoot, '.venv-vllm/bin/python');
-const long = process.env.MARFT_LONG_TESTS !== '0';
-const skip = !existsSync(python) ? `no ${python}: bash scripts/setup.sh --vllm installs vLLM (CPU) for this test`
-  : !long ? 'long test (MARFT_LONG_TESTS=0): starting vLLM takes about a minute' : false;
+const python = vllmPython;
+const skip = skipWithoutVllm;
 
 const work = skip ? '' : tempDir('vllm-sampler');
 const configFile = join(repoRoot, 'examples/coordination-embedded.yaml');
