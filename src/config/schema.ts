@@ -1,6 +1,6 @@
 // The training configuration: every setting of spec section 4 is a key, with the App. B defaults.
 // docs/config.md is generated from this file (src/config/docs.ts); test/config checks it is current.
-import { ALL_LINEAR_MODULES, ENGINE_KINDS } from '../engine/types.ts';
+import { ALL_LINEAR_MODULES, ENGINE_KINDS, SERVED_ENGINE_KINDS } from '../engine/types.ts';
 import { ACTION_NORMALISATIONS, ALGORITHMS, GROUP_SCALES, ROLE_LINE_RULES, SCHEDULE_KINDS, VALUE_LOSS_KINDS } from './choices.ts';
 import { bool, int, num, numbers, obj, oneOf, record, someOf, str, type Bound, type Infer } from './schema-dsl.ts';
 
@@ -54,8 +54,10 @@ export const configSchema = obj('a MARFT training run', {
     options: record("the task's own options (its docs list them)"),
   }),
   model: obj('the engine and its model', {
-    engine: oneOf('embedded: the TypeScript engine on a Hugging Face checkpoint; torch: the PyTorch worker engine (docs/scaling.md) on the same checkpoints; tabular: a lookup-table policy for sanity checks of the RL maths', ENGINE_KINDS, 'embedded'),
-    path: str('Hugging Face model folder ("" = the task builds or names its own model; the torch engine then loads the copy saved in RUN/base)', ''),
+    engine: oneOf('embedded: the TypeScript engine on a Hugging Face checkpoint; torch: the PyTorch worker engine (docs/scaling.md) on the same checkpoints; tabular: a lookup-table policy for sanity checks of the RL maths; served models, for `marft eval CONFIG --base` only (they sample, never train; docs/scaling.md, “Served models from a configuration”): openai, an OpenAI-compatible server already running at model.url; vllm, a vLLM server that marft starts on model.path (interpreter: sampler.python)', [...ENGINE_KINDS, ...SERVED_ENGINE_KINDS], 'embedded'),
+    path: str('Hugging Face model folder ("" = the task builds or names its own model; the torch engine then loads the copy saved in RUN/base); with model.engine openai, the served model’s folder for its tokenizer and config.json (vocabulary, eos ids)', ''),
+    url: str('model.engine openai only: the server’s OpenAI API root, e.g. http://127.0.0.1:8000/v1', ''),
+    servedModel: str('model.engine openai only: the name the server serves the model under ("" = the one model its /v1/models lists; a server listing several is refused until one is named)', ''),
     precision: oneOf('weight precision (the paper: bf16, with the torch engine; the embedded engine computes in fp32 on the CPU)', ['fp32', 'bf16'] as const, 'fp32'),
     device: oneOf('torch engine only: auto (CUDA when available), cpu or cuda', ['auto', 'cpu', 'cuda'] as const, 'auto'),
     processes: int('torch engine only: worker processes (devices) on this machine; more than 1 shards the base with FSDP2', 1, 1, BOUND.processes),
@@ -68,8 +70,10 @@ export const configSchema = obj('a MARFT training run', {
     maxLoras: int('vllm only: adapters in one vLLM batch (--max-loras): the policies plus versions still draining', 4, 1, BOUND.processes),
   }),
   teacher: obj('mas-opd only: the frozen teacher that scores the students’ responses (docs/mas-opd.md)', {
-    path: str('Hugging Face model folder of the teacher, with tokenizer files; its tokenizer must be the students’ (a mismatch is refused)', ''),
-    engine: oneOf('engine that opens the teacher, as model.engine (the torch engine takes model.device, processes, threads and precision; tabular: a lookup table over the students’ vocabulary, for sanity checks, path unused)', ENGINE_KINDS, 'embedded'),
+    path: str('Hugging Face model folder of the teacher, with tokenizer files; its tokenizer must be the students’ (a mismatch is refused); with teacher.engine openai, the served model’s folder (tokenizer and config.json)', ''),
+    engine: oneOf('engine that opens the teacher, as model.engine (the torch engine takes model.device, processes, threads and precision; tabular: a lookup table over the students’ vocabulary, for sanity checks, path unused); served teachers score through prompt log-probs: vllm, a vLLM server that marft starts on teacher.path (interpreter: sampler.python; bfloat16 with model.precision bf16); openai, an OpenAI-compatible server already running at teacher.url. A served teacher is probed with one scoring at the start, and a server that cannot score a given sequence (llama.cpp’s) is refused before any step', [...ENGINE_KINDS, ...SERVED_ENGINE_KINDS], 'embedded'),
+    url: str('teacher.engine openai only: the server’s OpenAI API root, e.g. http://127.0.0.1:8000/v1', ''),
+    servedModel: str('teacher.engine openai only: the name the server serves the teacher under ("" = the one model its /v1/models lists; a server listing several is refused until one is named)', ''),
   }),
   opd: obj('mas-opd only: the method’s settings (the rest come from policy, actor.optim, rollout and train; docs/mas-opd.md)', {
     lambda: num('λ of RAS: A = A_OPD + λ·A_role (the paper: 0.1; 0 turns RAS off and skips the contrasting teacher pass)', 0.1, { min: 0 }),

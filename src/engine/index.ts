@@ -11,7 +11,7 @@ export { NonFiniteStateError, firstNonFinite } from './non-finite.ts';
 export { tinyDecoderConfig, type TinyDecoderShape } from './tiny-decoder.ts';
 export type { EmbeddedEngineOptions } from './embedded/engine.ts';
 export type { TorchEngineOptions } from './torch/engine.ts';
-export { openEngine, ENGINE_KINDS, type EngineKind, type EngineSpec } from './open.ts';
+export { openEngine, openSamplingEngine, ServedModelChoiceError, ENGINE_KINDS, SERVED_ENGINE_KINDS, type EngineKind, type ServedEngineKind, type EngineSpec, type SamplingEngineSpec } from './open.ts';
 export { OpenAiSamplingEngine, type OpenAiEngineOptions } from './openai/engine.ts';
 
 /** The embedded engine over a Hugging Face model folder (config.json + safetensors). */

@@ -1,14 +1,16 @@
 // The one place that turns "which engine, on which model" into an open engine. The run setup, the
-// CLI commands and anything else that starts from a configuration call openEngine, so adding an
-// engine kind means adding one branch here (and one choice in the configuration's schema).
-import type { Engine } from './types.ts';
-export { ENGINE_KINDS, type EngineKind } from './types.ts';
+// CLI commands and anything else that starts from a configuration call openEngine (an engine that
+// trains) or openSamplingEngine (one that only samples and scores: any of those, or a served model),
+// so adding an engine kind means adding one branch here (and one choice in the configuration's schema).
+import type { Engine, SamplingEngine } from './types.ts';
+export { ENGINE_KINDS, SERVED_ENGINE_KINDS, type EngineKind, type ServedEngineKind } from './types.ts';
 import { EmbeddedEngine, type EmbeddedEngineOptions } from './embedded/engine.ts';
 import { loadBaseDir } from './embedded/engine-io.ts';
 import { TorchEngine, type TorchEngineOptions } from './torch/engine.ts';
 import { TabularEngine } from './tabular/engine.ts';
 import { VllmSampledEngine, type VllmSamplerOptions } from './vllm/engine.ts';
-import type { VllmServerOptions } from './vllm/server.ts';
+import { BASE_SERVED_NAME, VllmServer, type VllmServerOptions } from './vllm/server.ts';
+import { OpenAiSamplingEngine } from './openai/engine.ts';
 
 export type EngineSpec =
   /** The TypeScript engine over a Hugging Face model folder. */
@@ -44,4 +46,67 @@ export async function openEngine(spec: EngineSpec): Promise<Engine> {
       }
     }
   }
+}
+
+/** What only samples and scores: any training engine, or a served model (src/engine/openai/). */
+export type SamplingEngineSpec =
+  | EngineSpec
+  /**
+   * An OpenAI-compatible server already running at `baseUrl` (its API root, e.g.
+   * http://127.0.0.1:8000/v1); `model` is the name it serves the model under ("" = the one model it
+   * lists), `modelDir` the local Hugging Face folder that gives what the API does not report
+   * (vocabulary size, bos and eos ids).
+   */
+  | { kind: 'openai'; baseUrl: string; model: string; modelDir: string; apiKey?: string }
+  /** A vLLM server that marft starts on `modelDir` (stopped at dispose), reached as an OpenAI-compatible server. */
+  | { kind: 'vllm-serve'; modelDir: string; server: Omit<VllmServerOptions, 'modelDir' | 'maxLoraRank' | 'maxLoras'> };
+
+/** The server lists no model, or several, and the spec names none: the caller names its key. */
+export class ServedModelChoiceError extends Error {}
+
+export async function openSamplingEngine(spec: SamplingEngineSpec): Promise<SamplingEngine> {
+  switch (spec.kind) {
+    case 'openai': {
+      const model = spec.model || (await onlyServedModel(spec.baseUrl, spec.apiKey));
+      return OpenAiSamplingEngine.open({ baseUrl: spec.baseUrl, model, modelDir: spec.modelDir, ...(spec.apiKey ? { apiKey: spec.apiKey } : {}) });
+    }
+    case 'vllm-serve': {
+      // VllmServer always enables LoRA; the smallest cap (rank 1, one adapter) costs least, and no
+      // adapter is ever loaded into this server.
+      const server = await VllmServer.start({ ...spec.server, modelDir: spec.modelDir, maxLoraRank: 1, maxLoras: 1 });
+      try {
+        const served = await OpenAiSamplingEngine.open({ baseUrl: server.baseUrl, model: BASE_SERVED_NAME, modelDir: spec.modelDir });
+        return {
+          info: served.info,
+          sample: (target, prompts, params) => served.sample(target, prompts, params),
+          score: (target, batch, options) => served.score(target, batch, options),
+          dispose: async () => {
+            await served.dispose();
+            await server.stop();
+          },
+        };
+      } catch (err) {
+        await server.stop();
+        throw err;
+      }
+    }
+    default:
+      return openEngine(spec);
+  }
+}
+
+/** The one model an OpenAI-compatible server lists at GET /models. */
+async function onlyServedModel(baseUrl: string, apiKey?: string): Promise<string> {
+  const url = baseUrl.replace(/\/+$/, '') + '/models';
+  let names: string[];
+  try {
+    const res = await fetch(url, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {}, signal: AbortSignal.timeout(30_000) });
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    names = (((await res.json()) as { data?: { id: string }[] }).data ?? []).map((m) => m.id);
+  } catch (err) {
+    const cause = (err as Error).cause;
+    throw new Error(`${url}: ${cause instanceof Error ? cause.message : (err as Error).message}`);
+  }
+  if (names.length === 1) return names[0]!;
+  throw new ServedModelChoiceError(`${baseUrl} serves ${names.length === 0 ? 'no model' : `${names.length} models (${names.join(', ')})`}: name the one to use`);
 }

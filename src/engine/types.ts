@@ -18,6 +18,14 @@ export type Architecture = 'llama' | 'qwen2' | 'qwen3';
 export const ENGINE_KINDS = ['embedded', 'torch', 'tabular'] as const;
 export type EngineKind = (typeof ENGINE_KINDS)[number];
 
+/**
+ * Served models a configuration can name besides (`model.engine` for `marft eval --base` only,
+ * `teacher.engine`), opened by src/engine/open.ts's openSamplingEngine: they sample and score but do
+ * not train. openai: an OpenAI-compatible server already running; vllm: a vLLM server marft starts.
+ */
+export const SERVED_ENGINE_KINDS = ['openai', 'vllm'] as const;
+export type ServedEngineKind = (typeof SERVED_ENGINE_KINDS)[number];
+
 /** A decoder's hyper-parameters, read from (and written back to) a Hugging Face config.json. */
 export interface ModelConfig {
   architecture: Architecture;

@@ -4,8 +4,9 @@
 //   3. the advantages A_OPD, A_role and A per token (./advantages.ts);
 //   4. one synchronous update of every role's adapter per minibatch (./objective.ts), each role's
 //      gradient reaching only its own adapter.
-// Everything goes through the engine interface: the teacher is a second Engine that only scores.
-import type { Engine, ScoreRequest } from '../engine/types.ts';
+// Everything goes through the engine interface: the teacher is a SamplingEngine that only scores
+// (its `score`: an embedded, torch or tabular engine, or a served model, src/run/teacher.ts).
+import type { Engine, SamplingEngine, ScoreRequest } from '../engine/types.ts';
 import { deriveSeed, mulberry32 } from '../rng.ts';
 import { microBatches } from '../rl/train-batch.ts';
 import type { StepMetrics } from '../rl/metrics.ts';
@@ -38,7 +39,7 @@ export interface OpdResponse {
 
 export interface OpdStepContext {
   student: Engine;
-  teacher: Engine;
+  teacher: SamplingEngine;
   tokenizer: Tokenizer;
   /** Role of every agent name (the workflow's agents). */
   roleOf: ReadonlyMap<string, string>;
@@ -108,8 +109,8 @@ export async function scoreWithTeacher(responses: OpdResponse[], ctx: OpdStepCon
       return { tokens: [...p, ...r.actionTokens], scoreFrom: p.length };
     };
     for (const mb of microBatches(todo, (r) => prompt(r)!.length + r.actionTokens.length, ctx.settings.microBatchTokens)) {
-      const out = await ctx.teacher.forward({ kind: 'base' }, mb.map(request));
-      mb.forEach((r, b) => store(r, out.logprobs![b]!));
+      const logprobs = await ctx.teacher.score({ kind: 'base' }, mb.map(request));
+      mb.forEach((r, b) => store(r, logprobs[b]!));
     }
   };
   await pass((r) => r.teacherPrompt, (r, lp) => (r.teacher = lp));

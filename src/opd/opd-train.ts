@@ -5,7 +5,7 @@
 // directory is given, and the final adapters to RUN/adapters/<adapter>/ (PEFT format).
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Engine } from '../engine/types.ts';
+import type { Engine, SamplingEngine } from '../engine/types.ts';
 import { MetricsLog, type StepMetrics } from '../rl/metrics.ts';
 import { deriveSeed } from '../rng.ts';
 import type { Tokenizer } from '../tokenizer/types.ts';
@@ -28,7 +28,8 @@ export interface OpdTask {
 
 export interface OpdTrainOptions {
   student: Engine;
-  teacher: Engine;
+  /** Scores only (src/run/teacher.ts: any engine, or a served model). */
+  teacher: SamplingEngine;
   tokenizer: Tokenizer;
   /** The teacher's tokenizer when it has its own (checked against the students'); default: the students'. */
   teacherTokenizer?: Tokenizer;

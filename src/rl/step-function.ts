@@ -4,7 +4,7 @@
 // distillation update, src/opd/opd-run-step.ts) is the step function's.
 import type { AlgorithmPlan } from '../algorithms/types.ts';
 import type { MarftConfig } from '../config/schema.ts';
-import type { Engine } from '../engine/types.ts';
+import type { Engine, SamplingEngine } from '../engine/types.ts';
 import type { StepMetrics } from './metrics.ts';
 import type { Notice } from './notice.ts';
 import type { Task } from './task.ts';
@@ -17,7 +17,7 @@ export interface StepRun {
   config: MarftConfig;
   plan: AlgorithmPlan;
   /** The frozen teacher of a distillation run (algorithm: mas-opd); absent otherwise. */
-  teacher?: Engine;
+  teacher?: SamplingEngine;
   notice: Notice;
 }
 

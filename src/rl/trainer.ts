@@ -17,7 +17,7 @@
 // from STEP_KINDS, and the loop around it (lock, resume, guards, checkpoints) is the same for both.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Engine, ValueHeadSpec } from '../engine/types.ts';
+import type { Engine, SamplingEngine, ValueHeadSpec } from '../engine/types.ts';
 import { ALGORITHM_REGISTRY, type AlgorithmPlan } from '../algorithms/index.ts';
 import { ADVANTAGE_ESTIMATORS } from './estimators/index.ts';
 import { ConfigError } from '../config/schema-dsl.ts';
@@ -68,8 +68,8 @@ export interface TrainOptions {
    * into the folder, e.g. config.json); train() then neither takes nor releases it.
    */
   lock?: RunLock;
-  /** The frozen teacher of algorithm mas-opd (src/run/teacher.ts opens it from teacher.path). */
-  teacher?: Engine;
+  /** The frozen teacher of algorithm mas-opd (src/run/teacher.ts opens it from teacher.*); it only scores. */
+  teacher?: SamplingEngine;
 }
 
 export interface TrainResult {

@@ -10,12 +10,16 @@
 // place, so it exists complete or not at all. A base without a matching manifest (a kill during the
 // write of an older version, a truncated file) is removed and rebuilt with a notice: the task builds
 // it deterministically from the seed, so the rebuilt base is the one the run trained on.
+//
+// A served model (model.engine openai or vllm, src/engine/open.ts's openSamplingEngine) samples and
+// scores but does not train: only buildSamplingModel (marft eval --base) opens one; buildEngine,
+// which every training run and checkpoint evaluation goes through, refuses it in one line.
 import { existsSync } from 'node:fs';
 import { mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Engine } from '../engine/types.ts';
-import { openEngine, type EngineSpec } from '../engine/index.ts';
+import type { Engine, SamplingEngine } from '../engine/types.ts';
+import { openEngine, openSamplingEngine, SERVED_ENGINE_KINDS, ServedModelChoiceError, type EngineSpec, type SamplingEngineSpec, type ServedEngineKind } from '../engine/index.ts';
 import { SamplerMismatchError } from '../engine/vllm/consistency.ts';
 import { defaultVllmPython } from '../engine/vllm/server.ts';
 import type { MarftConfig } from '../config/schema.ts';
@@ -94,6 +98,7 @@ async function openModel(config: MarftConfig, dir: string, key: string): Promise
  * of interrupted base writes are removed and a half-written base is rebuilt, each with a notice.
  */
 export async function buildEngine(config: MarftConfig, bundle: TaskBundle, runDir?: string, notice: Notice = stderrNotice): Promise<Engine> {
+  assertTrainableModel(config);
   const model = config.model;
   if (model.precision !== 'fp32' && model.engine !== 'torch') throw new ConfigError(`model.precision: got "${model.precision}", expected 'fp32' (the ${model.engine} engine computes in fp32; bf16 needs the torch engine)`);
   if (model.engine === 'tabular' && config.sampler.engine === 'vllm') throw new ConfigError('sampler.engine: vllm needs model.engine embedded or torch (a lookup table has no model to serve)');
@@ -130,6 +135,42 @@ export async function buildEngine(config: MarftConfig, bundle: TaskBundle, runDi
     return await openModel(config, dir, 'model.path');
   } finally {
     if (!saved) await rm(join(dir, '..'), { recursive: true, force: true });
+  }
+}
+
+function isServed(kind: MarftConfig['model']['engine']): kind is ServedEngineKind {
+  return (SERVED_ENGINE_KINDS as readonly string[]).includes(kind);
+}
+
+/** Refuses a served model.engine where a model must train or load a checkpoint's adapters (marft train, eval --checkpoint). */
+export function assertTrainableModel(config: MarftConfig): void {
+  const kind = config.model.engine;
+  if (isServed(kind)) throw new ConfigError(`model.engine: ${kind} serves a model for sampling only (marft eval CONFIG --base, the prompt-only rows); training and checkpoints need model.engine embedded or torch`);
+}
+
+/** The served model of model.engine openai or vllm, on model.path (its tokenizer and config.json). */
+function servedSpec(config: MarftConfig, kind: ServedEngineKind): SamplingEngineSpec {
+  const model = config.model;
+  if (!model.path) throw new ConfigError(`model.path: model.engine ${kind} needs the served model's Hugging Face folder (its tokenizer and config.json give what the server does not report)`);
+  if (!existsSync(join(model.path, 'config.json'))) throw new ConfigError(`model.path: ${model.path} holds no config.json (a Hugging Face model folder is expected)`);
+  if (kind === 'vllm') return { kind: 'vllm-serve', modelDir: model.path, server: { python: config.sampler.python || defaultVllmPython(), dtype: model.precision === 'bf16' ? 'bfloat16' : 'float32' } };
+  if (!model.url) throw new ConfigError('model.url: model.engine openai needs the server\'s OpenAI API root, e.g. http://127.0.0.1:8000/v1');
+  return { kind: 'openai', baseUrl: model.url, model: model.servedModel, modelDir: model.path };
+}
+
+/**
+ * What samples for an evaluation of the untrained system (marft eval --base): a served model when
+ * model.engine names one, else the run's engine (buildEngine).
+ */
+export async function buildSamplingModel(config: MarftConfig, bundle: TaskBundle): Promise<SamplingEngine> {
+  const kind = config.model.engine;
+  if (!isServed(kind)) return buildEngine(config, bundle);
+  const spec = servedSpec(config, kind);
+  try {
+    return await openSamplingEngine(spec);
+  } catch (err) {
+    if (err instanceof ServedModelChoiceError) throw new ConfigError(`model.servedModel: ${err.message}`);
+    throw new ConfigError(`model.engine: ${kind}: ${(err as Error).message.split('\n')[0]}`);
   }
 }
 

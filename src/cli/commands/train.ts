@@ -13,7 +13,7 @@ import { stderrNotice } from '../../rl/notice.ts';
 import { acquireRunLock, type RunLock } from '../../rl/run-lock.ts';
 import { buildRun } from '../../run/setup.ts';
 import { SamplerMismatchError } from '../../engine/vllm/consistency.ts';
-import type { Engine } from '../../engine/types.ts';
+import type { SamplingEngine } from '../../engine/types.ts';
 import { openTeacher } from '../../run/teacher.ts';
 import { train } from '../../rl/trainer.ts';
 
@@ -102,7 +102,7 @@ export async function run(args: string[]): Promise<number> {
     const { engine, bundle } = await buildRun(config, runDir);
     // Disposed on failure too: an engine's processes (the torch worker, a vLLM server) would
     // otherwise keep marft from exiting after its one-line error.
-    let teacher: Engine | undefined;
+    let teacher: SamplingEngine | undefined;
     try {
       teacher = await openTeacher(config, bundle.task);
       // --set on a resumed run is an explicit change of its configuration (recorded by the trainer).
