@@ -2,7 +2,7 @@
 // `eval.seeds` stochastic seeds at the evaluation temperature; the score is the mean over seeds of
 // the per-seed average. The seeds do not depend on the run seed, so every checkpoint and the
 // untrained system are scored on the same draws.
-import type { Engine } from '../engine/types.ts';
+import type { SamplingEngine } from '../engine/types.ts';
 import type { MarftConfig } from '../config/schema.ts';
 import { deriveSeed } from '../rng.ts';
 import { BASE_POLICY } from '../workflow/agent.ts';
@@ -18,7 +18,7 @@ export interface EvalResult {
 
 export const EVAL_SEED_BASE = 424242;
 
-export async function evaluatePolicies(engine: Engine, task: Task, config: MarftConfig, policies: Record<string, string>): Promise<EvalResult> {
+export async function evaluatePolicies(engine: SamplingEngine, task: Task, config: MarftConfig, policies: Record<string, string>): Promise<EvalResult> {
   const perSeed: number[] = [];
   let problems = 0;
   for (let i = 0; i < config.eval.seeds; i++) {

@@ -3,7 +3,7 @@
 // runtime (src/workflow/rollout.ts) is one way to implement `rollout`; the toy tasks in
 // src/tasks/toy/ implement it directly on token ids. Configurations name tasks through
 // src/run/task-registry.ts; the trainer knows none by name.
-import type { Engine } from '../engine/types.ts';
+import type { Engine, SamplingEngine } from '../engine/types.ts';
 import type { Episode } from '../workflow/trajectory.ts';
 
 export interface Sampling {
@@ -76,7 +76,7 @@ export interface Task {
   scoreJoint?(episode: Episode, actions: readonly JointAction[]): number;
   rollout(engine: Engine, request: RolloutRequest): Promise<Episode[]>;
   /** Episodes on held-out problems (never trained on); their `score` is the evaluation outcome. */
-  evaluate(engine: Engine, request: EvalRequest): Promise<Episode[]>;
+  evaluate(engine: SamplingEngine, request: EvalRequest): Promise<Episode[]>;
 }
 
 /** One agent's action in a combination scored by Task.scoreJoint. */

@@ -16,7 +16,7 @@
 //     src/opd/math-attributor.ts; code: Coder–Tester, src/opd/code-attributor.ts).
 //
 // Options are listed in docs/tasks.md; bad ones fail with "task.options.KEY: got X, expected Y".
-import type { Engine } from '../engine/types.ts';
+import type { Engine, SamplingEngine } from '../engine/types.ts';
 import { envFactory, roleRewardWeights, DEFAULT_ROLE_REWARD_WEIGHTS, type EnvOptions, type ProgramRunner, type RoleRewardWeights } from '../env/index.ts';
 import type { Problem } from '../env/datasets/index.ts';
 import { deriveSeed } from '../rng.ts';
@@ -65,7 +65,7 @@ export interface WorkflowTaskOptions {
 /** What tests and embedding programs may swap; configuration files cannot. */
 export interface WorkflowTaskDeps {
   /** Default: engineSampler(engine). */
-  sampler?: (engine: Engine) => ActionSampler;
+  sampler?: (engine: SamplingEngine) => ActionSampler;
   /** Runs programs (Tool-User programs, Coder programs on Tester cases); default: Python in the sandbox. */
   runProgram?: ProgramRunner;
   /** Overrides the `tokenizer` option. */
@@ -135,7 +135,7 @@ export class WorkflowTask implements DistillableTask {
     };
   }
 
-  async evaluate(engine: Engine, req: EvalRequest): Promise<Episode[]> {
+  async evaluate(engine: SamplingEngine, req: EvalRequest): Promise<Episode[]> {
     const problems = req.problems > 0 ? this.problems.heldOut.slice(0, req.problems) : this.problems.heldOut;
     // Nothing reads an evaluation episode's critic input.
     return this.play(engine, problems, req.policies, req.sampling, req.seed, { criticView: false });
@@ -160,7 +160,7 @@ export class WorkflowTask implements DistillableTask {
   }
 
   /** A model and a tokenizer that do not belong together would sample garbage silently. */
-  private checkTokenizer(engine: Engine): void {
+  private checkTokenizer(engine: SamplingEngine): void {
     const model = engine.info.vocabSize;
     const own = this.tokenizer.vocabSize;
     if (model < own) throw new TaskOptionError(`the model's vocabulary (${model}) is smaller than the tokenizer's (${own}): task.options.tokenizer must name the model's own tokenizer`);
@@ -169,7 +169,7 @@ export class WorkflowTask implements DistillableTask {
     }
   }
 
-  private async play(engine: Engine, problems: Problem[], policies: Record<string, string>, sampling: Sampling, seed: number, how: { treeBranches?: number | undefined; jointTree?: RolloutRequest['jointTree']; criticView: boolean }): Promise<Episode[]> {
+  private async play(engine: SamplingEngine, problems: Problem[], policies: Record<string, string>, sampling: Sampling, seed: number, how: { treeBranches?: number | undefined; jointTree?: RolloutRequest['jointTree']; criticView: boolean }): Promise<Episode[]> {
     this.checkTokenizer(engine);
     // Every agent gets the trainer's adapter; an agent it leaves out acts with the frozen base.
     const acting = Object.fromEntries(this.agents.map((a) => [a, policies[a] ?? BASE_POLICY]));

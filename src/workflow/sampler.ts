@@ -1,5 +1,5 @@
 // The sampler abstraction between the runtime and whatever produces actions (engine or script).
-import type { Engine, PolicyTarget, SampleParams, SampleResult } from '../engine/types.ts';
+import type { PolicyTarget, SampleParams, SampleResult, SamplingEngine } from '../engine/types.ts';
 import { BASE_POLICY } from './agent.ts';
 
 export interface SampleRequest {
@@ -21,7 +21,7 @@ export function policyTarget(policy: string): PolicyTarget {
 }
 
 /** Groups requests by policy and calls engine.sample once per policy (in first-appearance order). */
-export function engineSampler(engine: Engine): ActionSampler {
+export function engineSampler(engine: SamplingEngine): ActionSampler {
   return {
     async sample(requests, params) {
       const byPolicy = new Map<string, number[]>();

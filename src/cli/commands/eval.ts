@@ -11,7 +11,7 @@ import { latestCheckpoint, loadCheckpoint, readCheckpointState } from '../../rl/
 import { configDifferences, fixedReason } from '../../rl/config-change.ts';
 import type { MarftConfig } from '../../config/schema.ts';
 import { basePolicies, evaluatePolicies } from '../../rl/evaluate.ts';
-import { buildRun } from '../../run/setup.ts';
+import { buildRun, buildSamplingModel, buildTask } from '../../run/setup.ts';
 import { planFor } from '../../rl/trainer.ts';
 
 export const summary = 'score a checkpoint, or the untrained system, on held-out problems (CONFIG --checkpoint DIR [--base] | CONFIG --base)';
@@ -24,7 +24,9 @@ eval.temperature) with the agents of checkpoint DIR (a RUN/checkpoints/step-N fo
 folder: its latest checkpoint), and prints a table and one JSON line
 {"score", "perSeed", "problems", "step", "checkpoint"}. --base also scores the untrained system;
 without --checkpoint it scores only the untrained system (every agent acting with the frozen base:
-the prompt-only rows, docs/algorithms.md) and prints {"score", "perSeed", "problems", "base": true}.
+the prompt-only rows, docs/algorithms.md) and prints {"score", "perSeed", "problems", "base": true};
+that model may be a served one (model.engine openai: a running OpenAI-compatible server at model.url;
+vllm: a vLLM server marft starts on model.path; docs/scaling.md).
 --set KEY=VALUE changes one key of CONFIG (repeatable; VALUE is YAML, validated like the file),
 e.g. --set eval.seeds=1 --set eval.problems=100.`;
 
@@ -56,12 +58,13 @@ export async function run(args: string[]): Promise<number> {
   try {
     if (!given) {
       const config = await loadConfig(file, listFlag(parsed, 'set'));
-      const { engine, bundle } = await buildRun(config);
-      const base = await evaluatePolicies(engine, bundle.task, config, basePolicies(bundle.task));
+      // The untrained system may be a served model (model.engine openai or vllm): it only samples.
+      const bundle = await buildTask(config);
+      const engine = await buildSamplingModel(config, bundle);
+      const base = await evaluatePolicies(engine, bundle.task, config, basePolicies(bundle.task)).finally(() => engine.dispose());
       console.log(`${'system'.padEnd(12)} ${'score'.padStart(7)}  per seed`);
       console.log(`${'untrained'.padEnd(12)} ${base.score.toFixed(4).padStart(7)}  ${base.perSeed.map((x) => x.toFixed(3)).join(' ')}`);
       console.log(JSON.stringify({ score: base.score, perSeed: base.perSeed, problems: base.problems, base: true }));
-      await engine.dispose();
       return 0;
     }
     const config = await loadConfig(file, listFlag(parsed, 'set'));

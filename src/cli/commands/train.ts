@@ -11,7 +11,7 @@ import type { MarftConfig } from '../../config/schema.ts';
 import { latestCheckpoint, writeFileAtomic } from '../../rl/checkpoint.ts';
 import { stderrNotice } from '../../rl/notice.ts';
 import { acquireRunLock, type RunLock } from '../../rl/run-lock.ts';
-import { buildRun } from '../../run/setup.ts';
+import { assertTrainableModel, buildRun } from '../../run/setup.ts';
 import { SamplerMismatchError } from '../../engine/vllm/consistency.ts';
 import type { SamplingEngine } from '../../engine/types.ts';
 import { openTeacher } from '../../run/teacher.ts';
@@ -85,6 +85,7 @@ export async function run(args: string[]): Promise<number> {
       if (parsed.flags.has('run-dir')) throw new UserError('--resume DIR continues DIR: it takes no --run-dir');
       runDir = resolve(resumeDir);
       config = await readRunConfig(runDir, sets);
+      assertTrainableModel(config);
       lock = await lockRun(runDir);
     } else {
       if (parsed.flags.has('accept-config-change')) throw new UserError('--accept-config-change goes with --resume DIR (a fresh run has no earlier configuration to differ from)');
@@ -94,6 +95,8 @@ export async function run(args: string[]): Promise<number> {
       if (!dir) throw new UserError('--run-dir is required (or --resume DIR)');
       runDir = resolve(dir);
       config = await loadConfig(file, sets);
+      // A served model (model.engine openai or vllm) cannot train: refused before the run folder is made.
+      assertTrainableModel(config);
       await makeRunDir(runDir, dir);
       lock = await lockRun(runDir);
       if (await latestCheckpoint(runDir)) throw new UserError(`${runDir} already holds a run with checkpoints; continue it with --resume ${dir} or choose a new --run-dir`);

@@ -4,7 +4,7 @@
 // The pulls of training step `step` use the request's seed only; evaluation pulls a separate seed
 // stream. With `model.engine: embedded` and no model.path, the task builds the toy decoder
 // (./toy-decoder.ts).
-import type { Engine } from '../../engine/types.ts';
+import type { SamplingEngine } from '../../engine/types.ts';
 import { deriveSeed } from '../../rng.ts';
 import { tagGroups } from '../../rl/episode-groups.ts';
 import type { Sampling, Task, TaskBundle } from '../../rl/task.ts';
@@ -20,7 +20,7 @@ export function bandit(options: Options = {}): TaskBundle {
   const hiddenSize = hiddenSizeOption(options);
   rejectUnknown(options, ['armRewards', 'hiddenSize'], 'bandit');
   const rewards = arms as number[];
-  const pull = async (engine: Engine, n: number, seed: number, sampling: Sampling, policies: Record<string, string>): Promise<Episode[]> => {
+  const pull = async (engine: SamplingEngine, n: number, seed: number, sampling: Sampling, policies: Record<string, string>): Promise<Episode[]> => {
     const prompts = Array.from({ length: n }, () => [0, 1]);
     const out = await engine.sample(policyTarget(policies.agent!), prompts, sampleParams(sampling, 1, seed));
     return out.map((r, b) => {

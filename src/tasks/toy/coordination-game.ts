@@ -15,7 +15,7 @@
 // With dependency: false the task scores any sender–receiver combination (Task.scoreJoint, for
 // MAGRPO's advantage.jointActions: cross).
 // With `model.engine: embedded` and no model.path, the task builds the toy decoder (./toy-decoder.ts).
-import type { Engine } from '../../engine/types.ts';
+import type { SamplingEngine } from '../../engine/types.ts';
 import { deriveSeed } from '../../rng.ts';
 import type { JointAction, Sampling, Task, TaskBundle } from '../../rl/task.ts';
 import { policyTarget } from '../../workflow/sampler.ts';
@@ -45,7 +45,7 @@ export function coordinationGame(options: Options = {}): TaskBundle {
   const hiddenSize = hiddenSizeOption(options);
   rejectUnknown(options, ['symbols', 'dependency', 'messageTokens', 'teamReward', 'senderHint', 'hiddenSize'], 'coordination-game');
   const K = o.symbols;
-  const play = async (engine: Engine, secrets: number[], seed: number, sampling: Sampling, policies: Record<string, string>): Promise<Episode[]> => {
+  const play = async (engine: SamplingEngine, secrets: number[], seed: number, sampling: Sampling, policies: Record<string, string>): Promise<Episode[]> => {
     const senderPrompts = secrets.map((s) => [0, 1, 3 + s]);
     const sent = await engine.sample(policyTarget(policies.sender!), senderPrompts, sampleParams(sampling, o.messageTokens, deriveSeed(seed, 1)));
     const receiverPrompts = sent.map((m) => (o.dependency ? [0, 2, ...m.tokens] : [0, 2]));

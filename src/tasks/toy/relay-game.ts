@@ -25,7 +25,7 @@
 // secret 16 times under a separate seed stream: the same distribution as training (a secret game
 // has nothing to hold out), so an evaluation score measures the learned protocol, not
 // generalisation.
-import type { Engine } from '../../engine/types.ts';
+import type { SamplingEngine } from '../../engine/types.ts';
 import { deriveSeed, mulberry32 } from '../../rng.ts';
 import { intOption, numberOption, oneOfOption, rejectUnknown, type Options } from '../options.ts';
 import type { Sampling, Task, TaskBundle } from '../../rl/task.ts';
@@ -83,7 +83,7 @@ export function relayGame(options: Options = {}): TaskBundle {
   const tok = relayTokens(o);
   const names = relayAgentNames(n);
 
-  const play = async (engine: Engine, secrets: number[], seed: number, sampling: Sampling, policies: Record<string, string>): Promise<Episode[]> => {
+  const play = async (engine: SamplingEngine, secrets: number[], seed: number, sampling: Sampling, policies: Record<string, string>): Promise<Episode[]> => {
     const noiseRng = mulberry32(deriveSeed(seed, 0x7e1a));
     const B = secrets.length;
     const delivered: number[][] = secrets.map(() => []);

@@ -1,7 +1,7 @@
 // What the toy tasks on raw token ids share: the sampling parameters of one turn, the
 // ActionRecord of a sampled reply (its text is the token ids, there being no tokenizer), and the
 // rollout and evaluation of a secret game (coordination-game, relay-game).
-import type { Engine } from '../../engine/types.ts';
+import type { Engine, SamplingEngine } from '../../engine/types.ts';
 import { deriveSeed, mulberry32 } from '../../rng.ts';
 import { tagGroups } from '../../rl/episode-groups.ts';
 import type { EvalRequest, RolloutRequest, Sampling, Task } from '../../rl/task.ts';
@@ -16,7 +16,7 @@ export function tokenAction(agent: string, agentIndex: number, policy: string, p
 }
 
 /** Plays one episode per secret (a symbol 0..K−1), the b-th episode's secret secrets[b]. */
-export type PlaySecrets = (engine: Engine, secrets: number[], seed: number, sampling: Sampling, policies: Record<string, string>) => Promise<Episode[]>;
+export type PlaySecrets = (engine: SamplingEngine, secrets: number[], seed: number, sampling: Sampling, policies: Record<string, string>) => Promise<Episode[]>;
 
 /**
  * A secret game's rollout and evaluation over K symbols. Training draws batchSize secrets uniformly
@@ -37,7 +37,7 @@ export function secretGame(K: number, play: PlaySecrets): Pick<Task, 'rollout' |
       // The rolloutsPerPrompt episodes of the p-th secret drawn form one group (a secret drawn twice is two groups).
       return tagGroups(await play(engine, secrets, req.seed, req.sampling, req.policies), problemIndex);
     },
-    async evaluate(engine: Engine, req: EvalRequest) {
+    async evaluate(engine: SamplingEngine, req: EvalRequest) {
       const all = Array.from({ length: 16 * K }, (_, i) => i % K);
       return play(engine, req.problems > 0 ? all.slice(0, req.problems) : all, deriveSeed(req.seed, 7919), req.sampling, req.policies);
     },
