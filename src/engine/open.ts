@@ -71,9 +71,8 @@ export async function openSamplingEngine(spec: SamplingEngineSpec): Promise<Samp
       return OpenAiSamplingEngine.open({ baseUrl: spec.baseUrl, model, modelDir: spec.modelDir, ...(spec.apiKey ? { apiKey: spec.apiKey } : {}) });
     }
     case 'vllm-serve': {
-      // VllmServer always enables LoRA; the smallest cap (rank 1, one adapter) costs least, and no
-      // adapter is ever loaded into this server.
-      const server = await VllmServer.start({ ...spec.server, modelDir: spec.modelDir, maxLoraRank: 1, maxLoras: 1 });
+      // The base only: no adapter is ever loaded into this server, so LoRA support stays off.
+      const server = await VllmServer.start({ ...spec.server, modelDir: spec.modelDir, maxLoraRank: null });
       try {
         const served = await OpenAiSamplingEngine.open({ baseUrl: server.baseUrl, model: BASE_SERVED_NAME, modelDir: spec.modelDir });
         return {

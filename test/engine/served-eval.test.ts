@@ -22,12 +22,11 @@ import { buildSamplingModel, buildTask } from '../../src/run/setup.ts';
 import type { Episode } from '../../src/workflow/trajectory.ts';
 import { runCli } from '../cli/spawn-cli.ts';
 import { repoRoot, tempDir } from './oracle-helpers.ts';
+import { skipWithoutVllm, vllmPython } from './vllm-helpers.ts';
 
 const example = join(repoRoot, 'examples/prompt-only/sa-st.yaml');
-const python = join(repoRoot, '.venv-vllm/bin/python');
-const long = process.env.MARFT_LONG_TESTS !== '0';
-const skip = !existsSync(python) ? `no ${python}: bash scripts/setup.sh --vllm installs vLLM (CPU) for this test`
-  : !long ? 'long test (MARFT_LONG_TESTS=0): starting vLLM takes about a minute' : false;
+const python = vllmPython;
+const skip = skipWithoutVllm;
 // vLLM on the CPU: a small KV cache, no thread pinning, one OpenMP thread (as the other vLLM tests).
 const VLLM_ENV = { VLLM_CPU_KVCACHE_SPACE: '1', VLLM_CPU_OMP_THREADS_BIND: 'nobind', OMP_NUM_THREADS: '1' };
 
@@ -39,7 +38,7 @@ before(async () => {
   dir = tempDir('served-eval');
   model = join(dir, 'model');
   execFileSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'scripts/make-tiny-model.ts'), '--out', model, '--hidden-size', '256', '--seed', '5'], { cwd: repoRoot });
-  if (!skip) server = await VllmServer.start({ python, modelDir: model, maxLoraRank: 1, maxLoras: 1, env: VLLM_ENV });
+  if (!skip) server = await VllmServer.start({ python, modelDir: model, maxLoraRank: null, env: VLLM_ENV });
 });
 
 after(async () => {

@@ -24,12 +24,10 @@ import { buildTask } from '../../src/run/setup.ts';
 import { openTeacher } from '../../src/run/teacher.ts';
 import { runCli } from '../cli/spawn-cli.ts';
 import { repoRoot, tempDir } from './oracle-helpers.ts';
+import { skipWithoutVllm, vllmPython } from './vllm-helpers.ts';
 
 const example = join(repoRoot, 'examples/mas-opd-tiny.yaml');
-const vllmPython = join(repoRoot, '.venv-vllm/bin/python');
-const long = process.env.MARFT_LONG_TESTS !== '0';
-const skipVllm = !existsSync(vllmPython) ? `no ${vllmPython}: bash scripts/setup.sh --vllm installs vLLM (CPU) for this test`
-  : !long ? 'long test (MARFT_LONG_TESTS=0): starting vLLM takes about a minute' : false;
+const skipVllm = skipWithoutVllm;
 const llamaPython = join(repoRoot, '.venv-llamacpp/bin/python');
 const llamaServer = join(repoRoot, '.venv-llamacpp/bin/llama-server');
 const skipLlama = !existsSync(llamaPython) || !existsSync(llamaServer) ? `no ${existsSync(llamaPython) ? llamaServer : llamaPython}: bash scripts/setup.sh --llamacpp builds llama.cpp's server for this test` : false;

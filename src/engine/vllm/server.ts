@@ -28,8 +28,11 @@ export interface VllmServerOptions {
   python: string;
   /** Hugging Face model folder of the base: the training engine's own base. */
   modelDir: string;
-  /** Largest adapter rank to serve (rounded up to vLLM's next accepted value). */
-  maxLoraRank: number;
+  /**
+   * Largest adapter rank to serve (rounded up to vLLM's next accepted value); null: the base only,
+   * without LoRA support (a teacher, a served model under evaluation), so maxLoras is unused.
+   */
+  maxLoraRank: number | null;
   /** Adapters in one batch (vLLM's --max-loras): every policy plus the versions still draining. Default 4. */
   maxLoras?: number;
   /** Default: a free port on 127.0.0.1. */
@@ -70,14 +73,15 @@ export class VllmServer {
   }
 
   static async start(o: VllmServerOptions): Promise<VllmServer> {
-    const rank = VLLM_LORA_RANKS.find((r) => r >= o.maxLoraRank);
-    if (rank === undefined) throw new Error(`vLLM serves LoRA ranks up to ${VLLM_LORA_RANKS[VLLM_LORA_RANKS.length - 1]}, got ${o.maxLoraRank}`);
+    const lora = o.maxLoraRank !== null;
+    const rank = lora ? VLLM_LORA_RANKS.find((r) => r >= o.maxLoraRank!) : undefined;
+    if (lora && rank === undefined) throw new Error(`vLLM serves LoRA ranks up to ${VLLM_LORA_RANKS[VLLM_LORA_RANKS.length - 1]}, got ${o.maxLoraRank}`);
     if (!existsSync(o.python)) throw new Error(`no Python for vLLM at ${o.python}: run 'bash scripts/setup.sh --vllm' (or set MARFT_VLLM_PYTHON)`);
     const port = o.port ?? (await freePort());
     const maxLoras = o.maxLoras ?? 4;
     const args = ['-m', 'vllm.entrypoints.openai.api_server', '--model', o.modelDir, '--served-model-name', BASE_SERVED_NAME,
       '--skip-tokenizer-init', '--host', '127.0.0.1', '--port', String(port), '--dtype', o.dtype ?? 'float32',
-      '--enable-lora', '--max-lora-rank', String(rank), '--max-loras', String(maxLoras), '--max-cpu-loras', String(maxLoras),
+      ...(lora ? ['--enable-lora', '--max-lora-rank', String(rank), '--max-loras', String(maxLoras), '--max-cpu-loras', String(maxLoras)] : []),
       '--logprobs-mode', 'processed_logprobs',
       ...(o.maxModelLen ? ['--max-model-len', String(o.maxModelLen)] : []), ...(o.maxNumSeqs ? ['--max-num-seqs', String(o.maxNumSeqs)] : []),
       ...(o.extraArgs ?? [])];
