@@ -1,8 +1,7 @@
 // Runs one training of a resolved configuration in this process and prints {resumedFrom, steps} as
 // JSON: node --import tsx test/tasks/train-in-child.ts CONFIG.json RUN_DIR [STOP_AT_STEP]
-// A resumed run is a new process in real use (marft train --resume), and the embedded engine's
-// second instance in one process can round differently from its first (the thread pool's state
-// outlives an engine), so resume tests run each leg in a process of its own.
+// A resumed run is a new process in real use (marft train --resume), so resume tests run each leg in
+// a process of its own, as a user's would.
 import { readFileSync } from 'node:fs';
 import { parseConfig } from '../../src/config/load.ts';
 import { buildRun } from '../../src/run/setup.ts';
