@@ -2,7 +2,8 @@
 // weighted by the truncated ratio c_i = min(π/μ, cap) held constant (no clipping, no proximal
 // policy). On-policy (π = μ) it is exactly ./policy-gradient.ts.
 //
-//   c_i   = min(exp(logprobs_N[i] − behaviourLogprobs_N[i]), cap)        (stop-gradient)
+//   c_i   = min(exp(ratioLogprobs_N[i] − behaviourLogprobs_N[i]), cap)   (stop-gradient;
+//           ratioLogprobs_N defaults to logprobs_N, the current policy)
 //   loss  = −Σ_i weights_N[i] · c_i · A_i · logprobs_N[i]
 //   dloss/dlogprobs_N[i] = −weights_N[i] · c_i · A_i
 
@@ -12,10 +13,13 @@ export interface ImportanceWeightedPgInput {
   advantages_N: ArrayLike<number>;
   weights_N: ArrayLike<number>;
   cap: number;
+  /** The log-probs the ratio's numerator is taken from, when not the current ones (policy-gradient's sampler mismatch: the trainer's old log-probs). */
+  ratioLogprobs_N?: ArrayLike<number>;
 }
 
 export function importanceWeightedPgLoss(input: ImportanceWeightedPgInput): { loss: number; dLogprobs_N: Float64Array; meanImportanceWeight: number; cappedFraction: number } {
   const { logprobs_N, behaviourLogprobs_N, advantages_N, weights_N, cap } = input;
+  const ratioLogprobs_N = input.ratioLogprobs_N ?? logprobs_N;
   const dLogprobs_N = new Float64Array(logprobs_N.length);
   let loss = 0;
   let iwSum = 0;
@@ -24,7 +28,7 @@ export function importanceWeightedPgLoss(input: ImportanceWeightedPgInput): { lo
   for (let i = 0; i < logprobs_N.length; i++) {
     const w = weights_N[i]!;
     if (w === 0) continue;
-    const raw = Math.exp(logprobs_N[i]! - behaviourLogprobs_N[i]!);
+    const raw = Math.exp(ratioLogprobs_N[i]! - behaviourLogprobs_N[i]!);
     const c = Math.min(raw, cap);
     if (raw >= cap) capped += w;
     loss -= w * c * advantages_N[i]! * logprobs_N[i]!;

@@ -14,6 +14,8 @@
 // drew from (before this step's first update), so c_i measures only the engines' disagreement.
 // Without `mismatch` the sum is the authors' plain REINFORCE, computed exactly as before.
 
+import { importanceWeightedPgLoss } from './importance-weighted-pg.ts';
+
 export interface PolicyGradientInput {
   logprobs_N: ArrayLike<number>;
   advantages_N: ArrayLike<number>;
@@ -33,32 +35,17 @@ export interface PolicyGradientOutput {
 
 export function policyGradientLoss(input: PolicyGradientInput): PolicyGradientOutput {
   const { logprobs_N, advantages_N, weights_N, mismatch } = input;
+  if (mismatch) {
+    const { oldLogprobs_N, behaviourLogprobs_N, cap } = mismatch;
+    return importanceWeightedPgLoss({ logprobs_N, behaviourLogprobs_N, ratioLogprobs_N: oldLogprobs_N, advantages_N, weights_N, cap });
+  }
   const dLogprobs_N = new Float64Array(logprobs_N.length);
   let loss = 0;
-  if (!mismatch) {
-    for (let i = 0; i < logprobs_N.length; i++) {
-      const w = weights_N[i]!;
-      if (w === 0) continue;
-      loss -= w * advantages_N[i]! * logprobs_N[i]!;
-      dLogprobs_N[i] = -w * advantages_N[i]!;
-    }
-    return { loss, dLogprobs_N, meanImportanceWeight: 1, cappedFraction: 0 };
-  }
-  const { oldLogprobs_N, behaviourLogprobs_N, cap } = mismatch;
-  let iwSum = 0;
-  let capped = 0;
-  let weightSum = 0;
   for (let i = 0; i < logprobs_N.length; i++) {
     const w = weights_N[i]!;
     if (w === 0) continue;
-    const raw = Math.exp(oldLogprobs_N[i]! - behaviourLogprobs_N[i]!);
-    const c = Math.min(raw, cap);
-    if (raw >= cap) capped += w;
-    loss -= w * c * advantages_N[i]! * logprobs_N[i]!;
-    dLogprobs_N[i] = -w * c * advantages_N[i]!;
-    iwSum += w * c;
-    weightSum += w;
+    loss -= w * advantages_N[i]! * logprobs_N[i]!;
+    dLogprobs_N[i] = -w * advantages_N[i]!;
   }
-  const norm = weightSum > 0 ? weightSum : 1;
-  return { loss, dLogprobs_N, meanImportanceWeight: weightSum > 0 ? iwSum / norm : 1, cappedFraction: capped / norm };
+  return { loss, dLogprobs_N, meanImportanceWeight: 1, cappedFraction: 0 };
 }
