@@ -17,38 +17,13 @@ import { planFor, train } from '../../src/rl/trainer.ts';
 import { createWorkflowTask, taskCharTokenizer } from '../../src/tasks/index.ts';
 import { CharTokenizer } from '../../src/tokenizer/index.ts';
 import { jointTreeRollout, type JointContinuation } from '../../src/workflow/joint-tree-sampling.ts';
-import { ScriptedSampler, sequentialGraph, type StepInput, type StepOutcome, type TaskEnv, type Workflow } from '../../src/workflow/index.ts';
+import { ScriptedSampler } from '../../src/workflow/index.ts';
 import { PARAMS } from '../workflow/fake-env.ts';
+import { SumEnv, sumWorkflow } from '../workflow/sum-env.ts';
 
 const tok = new CharTokenizer();
 
-/** Team reward = a's number + b's number; role-local reward = the agent's own number. Copyable. */
-class SumEnv implements TaskEnv {
-  readonly seen: string[][] = [];
-  constructor(readonly problemId: string, readonly firstMessage: string) {}
-  onStep(step: StepInput): StepOutcome {
-    this.seen.push(step.outputs.map((o) => o.text));
-    const v = Object.fromEntries(step.outputs.map((o) => [o.agent, Number(o.text)]));
-    return { teamReward: v.a! + v.b!, perAgentReward: { a: v.a!, b: v.b! }, done: false };
-  }
-  finalScore() {
-    return { score: this.seen.length, info: {} };
-  }
-  clone(): SumEnv {
-    const c = new SumEnv(this.problemId, this.firstMessage);
-    c.seen.push(...structuredClone(this.seen));
-    return c;
-  }
-}
-
-const agent = (name: string) => ({ name, role: name.toUpperCase(), systemPrompt: `You are ${name}.`, roleDescription: name, policy: `policy-${name}` });
-const workflow: Workflow = {
-  name: 'ab',
-  agents: [agent('a'), agent('b')],
-  graph: sequentialGraph(['a', 'b']),
-  horizon: 2,
-  observe: (ctx) => [{ role: 'user', content: `${ctx.problem} t${ctx.t} ${ctx.agent.name} sees ${ctx.visible.map((o) => o.text).join(',')} after ${ctx.history.flatMap((h) => h.outputs.map((o) => o.text)).join(',')}` }],
-};
+const workflow = sumWorkflow;
 const G = 2;
 
 // Joint sample j of a node (row j of its copies): at turn 0 a writes [1, 3][j] and b writes 2; at

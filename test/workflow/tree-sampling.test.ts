@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CharTokenizer } from '../../src/tokenizer/index.ts';
-import { bestCandidate, sequentialGraph, ScriptedSampler, treeRollout, type StepInput, type StepOutcome, type TaskEnv, type Workflow } from '../../src/workflow/index.ts';
+import { bestCandidate, ScriptedSampler, treeRollout } from '../../src/workflow/index.ts';
 import { tagGroups } from '../../src/rl/episode-groups.ts';
 import { responseGroupKey } from '../../src/rl/estimators/group-relative.ts';
 import { groupRelativeAdvantages } from '../../src/rl/batch-normalisation.ts';
@@ -13,36 +13,11 @@ import { flatGroups } from '../../src/rl/flat-groups.ts';
 import { ALGORITHM_REGISTRY } from '../../src/algorithms/index.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import { PARAMS } from './fake-env.ts';
+import { SumEnv, sumWorkflow } from './sum-env.ts';
 
 const tok = new CharTokenizer();
 
-/** Team reward = a's number + b's number; role-local reward = the agent's own number. Copyable. */
-class SumEnv implements TaskEnv {
-  readonly seen: string[][] = [];
-  constructor(readonly problemId: string, readonly firstMessage: string) {}
-  onStep(step: StepInput): StepOutcome {
-    this.seen.push(step.outputs.map((o) => o.text));
-    const v = Object.fromEntries(step.outputs.map((o) => [o.agent, Number(o.text)]));
-    return { teamReward: v.a! + v.b!, perAgentReward: { a: v.a!, b: v.b! }, done: false };
-  }
-  finalScore() {
-    return { score: this.seen.length, info: {} };
-  }
-  clone(): SumEnv {
-    const c = new SumEnv(this.problemId, this.firstMessage);
-    c.seen.push(...structuredClone(this.seen));
-    return c;
-  }
-}
-
-const agent = (name: string) => ({ name, role: name.toUpperCase(), systemPrompt: `You are ${name}.`, roleDescription: name, policy: `policy-${name}` });
-const workflow: Workflow = {
-  name: 'ab',
-  agents: [agent('a'), agent('b')],
-  graph: sequentialGraph(['a', 'b']),
-  horizon: 2,
-  observe: (ctx) => [{ role: 'user', content: `${ctx.problem} t${ctx.t} ${ctx.agent.name} sees ${ctx.visible.map((o) => o.text).join(',')} after ${ctx.history.flatMap((h) => h.outputs.map((o) => o.text)).join(',')}` }],
-};
+const workflow = sumWorkflow;
 
 // Candidate k of agent a writes A[k], of agent b B[k] (the K copies of a tree are rows k of a call, tree-major).
 const A = [1, 3, 2];
