@@ -18,13 +18,13 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/load.ts';
 import { ConfigError } from '../../src/config/schema-dsl.ts';
-import { readSafetensors } from '../../src/engine/embedded/safetensors.ts';
 import { freePort } from '../../src/engine/vllm/server.ts';
 import { buildTask } from '../../src/run/setup.ts';
 import { openTeacher } from '../../src/run/teacher.ts';
 import { runCli } from '../cli/spawn-cli.ts';
 import { repoRoot, tempDir } from './oracle-helpers.ts';
 import { skipWithoutVllm, vllmPython } from './vllm-helpers.ts';
+import { adapterDiff } from './adapter-diff.ts';
 
 const example = join(repoRoot, 'examples/mas-opd-tiny.yaml');
 const skipVllm = skipWithoutVllm;
@@ -119,20 +119,6 @@ test('marft train with teacher.engine openai at a server without prompt log-prob
   assertRefusedBeforeAnyStep(r, runDir, /^marft train: teacher\.engine: openai: cannot be the teacher, which scores the students' tokens: http:\/\/\S+ cannot score a given sequence/);
 });
 
-/** Largest |a − b| over the same-named tensors of two adapter folders, and whether LoRA B moved off zero. */
-function adapterDiff(a: string, b: string): { diff: number; moved: boolean } {
-  const ta = readSafetensors(join(a, 'adapter_model.safetensors')), tb = readSafetensors(join(b, 'adapter_model.safetensors'));
-  assert.deepEqual([...ta.keys()].sort(), [...tb.keys()].sort());
-  let diff = 0;
-  let moved = false;
-  for (const [k, t] of ta) {
-    const u = tb.get(k)!.data;
-    assert.equal(u.length, t.data.length, k);
-    for (let i = 0; i < t.data.length; i++) diff = Math.max(diff, Math.abs(t.data[i]! - u[i]!));
-    if (k.includes('lora_B') && t.data.some((x) => x !== 0)) moved = true;
-  }
-  return { diff, moved };
-}
 
 const metricsOf = (runDir: string): Record<string, number> => {
   const lines = readFileSync(join(runDir, 'metrics.jsonl'), 'utf8').trim().split('\n');

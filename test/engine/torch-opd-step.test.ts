@@ -13,10 +13,10 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { readSafetensors } from '../../src/engine/embedded/safetensors.ts';
 import { runCli } from '../cli/spawn-cli.ts';
 import { repoRoot, tempDir } from './oracle-helpers.ts';
 import { skipWithoutTorch } from './torch-helpers.ts';
+import { adapterDiff } from './adapter-diff.ts';
 
 // About 20 s on 2 shared cores (the two torch workers' start-up, students and teacher, is most of it).
 const skip = skipWithoutTorch;
@@ -44,21 +44,6 @@ async function opdStep(engine: 'embedded' | 'torch'): Promise<{ runDir: string; 
   return { runDir, metrics: JSON.parse(lines[0]!) as Record<string, unknown> };
 }
 
-/** Largest |a − b| over the same-named tensors of two adapter folders, and whether LoRA B moved off zero. */
-function adapterDiff(a: string, b: string): { diff: number; moved: boolean } {
-  const ta = readSafetensors(join(a, 'adapter_model.safetensors')), tb = readSafetensors(join(b, 'adapter_model.safetensors'));
-  assert.deepEqual([...ta.keys()].sort(), [...tb.keys()].sort());
-  let diff = 0;
-  let moved = false;
-  for (const [k, t] of ta) {
-    const u = tb.get(k)!.data;
-    assert.equal(u.length, t.data.length, k);
-    for (let i = 0; i < t.data.length; i++) diff = Math.max(diff, Math.abs(t.data[i]! - u[i]!));
-    // LoRA B starts at zero: a non-zero B means the step did update the role's adapter.
-    if (k.includes('lora_B') && t.data.some((x) => x !== 0)) moved = true;
-  }
-  return { diff, moved };
-}
 
 test('one MAS-OPD step (examples/mas-opd-tiny.yaml) with students and teacher on the torch engine gives the embedded engine\'s role adapters within 1e-4', { skip, timeout: 300_000 }, async () => {
   const embedded = await opdStep('embedded');
