@@ -1,0 +1,73 @@
+// `marft experiment FILE`: trains and evaluates every row × seed × column of an experiment file and
+// writes the table (docs/experiments.md). The work is src/experiments/; this file reads the flags.
+import { resolve } from 'node:path';
+import { listFlag, parseArgs, stringFlag } from '../args.ts';
+import { UserError } from '../errors.ts';
+import { readExperimentFile, selectRows, validateExperiment } from '../../experiments/experiment-file.ts';
+import { stopCurrentChild } from '../../experiments/marft-child.ts';
+import { planExperiment, planText, runExperiment, writeTable } from '../../experiments/runner.ts';
+import { tableMarkdown } from '../../experiments/table.ts';
+
+export const summary = 'rerun a table: train every row × seed of an experiment file, evaluate on every column, write mean ± std (FILE [--out DIR])';
+
+const HELP = `usage: marft experiment FILE [--out DIR] [--rows a,b] [--set KEY=VALUE ...] [--dry-run | --table]
+
+Runs the experiment FILE (YAML, docs/experiments.md): for every row and training seed, a run folder
+DIR/runs/<row>/seed-<s> trained by marft train (resumed when half-finished, skipped when finished;
+base rows are not trained), evaluated by marft eval on every column; each result is appended to
+DIR/results.jsonl as soon as it exists and never recomputed. Stop it at any point and run the same
+command again: it continues. At the end DIR/table.md and DIR/table.json hold one row per experiment
+row, one column per benchmark plus the average: mean ± sample std (n − 1) over training seeds, and n.
+
+  --out DIR          where runs, results and the table go (default: experiments/<name>)
+  --rows a,b         only these rows (the table still lists every row; missing cells say so)
+  --set KEY=VALUE    change one configuration key of every row (repeatable; after the file's own
+                     set), e.g. --set model.path=PATH/TO/MODEL
+  --dry-run          check the file and print the plan: runs, evaluations, what is already done
+  --table            write the table from DIR/results.jsonl alone, training and evaluating nothing`;
+
+export async function run(args: string[]): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log(HELP);
+    return 0;
+  }
+  const parsed = parseArgs(args, { string: ['out', 'rows'], repeatable: ['set'], boolean: ['dry-run', 'table'] });
+  const [file, ...extra] = parsed.positionals;
+  if (!file || extra.length > 0) throw new UserError('expected exactly one experiment FILE (see --help)');
+  if (parsed.flags.has('dry-run') && parsed.flags.has('table')) throw new UserError('--dry-run and --table are two different things: give one');
+  const exp = await readExperimentFile(file);
+  const out = stringFlag(parsed, 'out') ?? `experiments/${exp.name}`;
+  if (out === '') throw new UserError('--out needs a folder, got an empty value');
+  if (parsed.flags.has('table')) {
+    const table = await writeTable(exp, out);
+    process.stdout.write(tableMarkdown(table));
+    return 0;
+  }
+  const rowsFlag = stringFlag(parsed, 'rows');
+  const rows = selectRows(exp, rowsFlag === undefined ? undefined : rowsFlag.split(',').map((s) => s.trim()).filter((s) => s !== ''));
+  const sets = listFlag(parsed, 'set');
+  await validateExperiment({ ...exp, rows }, sets);
+  const opts = { out, rows, sets };
+  if (parsed.flags.has('dry-run')) {
+    console.log(planText(exp, await planExperiment(exp, opts), out));
+    return 0;
+  }
+  // An interrupted experiment stops its child too (rather than leave a run training unattended),
+  // so that the next call finds the run folder free to resume.
+  const onSignal = (signal: NodeJS.Signals): void => {
+    stopCurrentChild(signal);
+    process.stderr.write(`marft experiment: stopped by ${signal}; run the same command again to continue\n`);
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const table = await runExperiment(exp, opts);
+    process.stdout.write(tableMarkdown(table));
+    console.log(JSON.stringify({ out: resolve(out), table: resolve(out, 'table.md') }));
+    return 0;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}

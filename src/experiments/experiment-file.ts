@@ -1,0 +1,175 @@
+// The experiment file (docs/experiments.md): which configurations (rows) are trained under which
+// seeds and scored on which benchmarks (columns). Read and checked whole before anything runs, so a
+// mistake in the last row is reported before hours of training on the first.
+import { readFile, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { UserError } from '../cli/errors.ts';
+import { loadConfig } from '../config/load.ts';
+import type { MarftConfig } from '../config/schema.ts';
+import { ConfigError } from '../config/schema-dsl.ts';
+import { setArgs, type SetMapping } from './set-args.ts';
+
+export interface ExperimentRow {
+  name: string;
+  /** The configuration file, resolved against the experiment file's folder. */
+  config: string;
+  set: SetMapping;
+  /** A prompt-only row: no training, every agent on the frozen base (`marft eval --base`). */
+  base: boolean;
+  /** This row's training seeds (the experiment's unless the row names its own). */
+  seeds: number[];
+}
+
+export interface ExperimentColumn {
+  name: string;
+  set: SetMapping;
+}
+
+export interface Experiment {
+  name: string;
+  file: string;
+  rows: ExperimentRow[];
+  columns: ExperimentColumn[];
+  seeds: number[];
+  set: SetMapping;
+}
+
+export const DEFAULT_SEEDS = [0, 1, 2, 3, 4];
+const MAX_SEED = 4_294_967_295;
+/** Names become folder names (OUT/runs/<row>) and table headers: no separators, nothing hidden. */
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_.+-]*$/;
+
+const isMapping = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function checkKeys(where: string, value: Record<string, unknown>, allowed: string[], fail: (why: string) => never): void {
+  for (const key of Object.keys(value)) if (!allowed.includes(key)) fail(`${where}${key}: unknown key; allowed keys${where ? ` of ${where.slice(0, -1)}` : ''}: ${allowed.join(', ')}`);
+}
+
+function readName(where: string, value: unknown, fail: (why: string) => never): string {
+  if (typeof value !== 'string' || value === '') fail(`${where}: a name is required (letters, digits, _ . + -)`);
+  if (!NAME.test(value as string)) fail(`${where}: '${value}' is not a usable name (letters, digits and _ . + - only, not starting with a sign or dot: it names a folder)`);
+  return value as string;
+}
+
+function readSet(where: string, value: unknown, fail: (why: string) => never): SetMapping {
+  if (value === undefined || value === null) return {};
+  if (!isMapping(value)) fail(`${where}: must be a mapping of dotted configuration keys to values (e.g. { train.steps: 2 })`);
+  return value as SetMapping;
+}
+
+function readSeeds(where: string, value: unknown, fail: (why: string) => never): number[] {
+  if (!Array.isArray(value) || value.length === 0) fail(`${where}: must be a non-empty list of seeds (e.g. [0, 1, 2, 3, 4])`);
+  const seeds = value as unknown[];
+  for (const s of seeds) if (typeof s !== 'number' || !Number.isInteger(s) || s < 0 || s > MAX_SEED) fail(`${where}: ${JSON.stringify(s)} is not a seed (an integer from 0 to ${MAX_SEED})`);
+  if (new Set(seeds).size !== seeds.length) fail(`${where}: a seed is listed twice`);
+  return seeds as number[];
+}
+
+function uniqueNames(where: string, names: string[], fail: (why: string) => never): void {
+  const seen = new Set<string>();
+  for (const n of names) {
+    if (seen.has(n)) fail(`${where}: the name '${n}' is used twice`);
+    seen.add(n);
+  }
+}
+
+/** Reads FILE's structure (no configuration loaded yet); every mistake is one line naming the key. */
+export async function readExperimentFile(file: string): Promise<Experiment> {
+  const fail = (why: string): never => {
+    throw new UserError(`${file}: ${why}`);
+  };
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') fail('no such file');
+    if (code === 'EISDIR' || (await stat(file).then((s) => s.isDirectory(), () => false))) fail('is a folder, not an experiment file');
+    fail(`cannot be read (${code ?? (err as Error).message})`);
+  }
+  let raw: unknown;
+  try {
+    raw = parseYaml(text!);
+  } catch (err) {
+    fail(`not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+  }
+  if (!isMapping(raw)) fail('an experiment file is a mapping with name, rows and columns (docs/experiments.md)');
+  const top = raw as Record<string, unknown>;
+  checkKeys('', top, ['name', 'rows', 'columns', 'seeds', 'set'], fail);
+  const name = readName('name', top.name, fail);
+  const seeds = top.seeds === undefined ? DEFAULT_SEEDS : readSeeds('seeds', top.seeds, fail);
+  const set = readSet('set', top.set, fail);
+  if (!Array.isArray(top.rows) || top.rows.length === 0) fail('rows: must be a non-empty list of rows ({ name, config, set?, base?, seeds? })');
+  const folder = dirname(resolve(file));
+  const rows = (top.rows as unknown[]).map((r, i): ExperimentRow => {
+    const where = `rows[${i}]`;
+    if (!isMapping(r)) fail(`${where}: must be a mapping { name, config, set?, base?, seeds? }`);
+    const row = r as Record<string, unknown>;
+    checkKeys(`${where}.`, row, ['name', 'config', 'set', 'base', 'seeds'], fail);
+    const rowName = readName(`${where}.name`, row.name, fail);
+    if (typeof row.config !== 'string' || row.config === '') fail(`rows.${rowName}.config: the configuration file is required (a path relative to the experiment file)`);
+    if (row.base !== undefined && typeof row.base !== 'boolean') fail(`rows.${rowName}.base: must be true or false`);
+    return {
+      name: rowName,
+      config: resolve(folder, row.config as string),
+      set: readSet(`rows.${rowName}.set`, row.set, fail),
+      base: row.base === true,
+      seeds: row.seeds === undefined ? seeds : readSeeds(`rows.${rowName}.seeds`, row.seeds, fail),
+    };
+  });
+  uniqueNames('rows', rows.map((r) => r.name), fail);
+  if (!Array.isArray(top.columns) || top.columns.length === 0) fail('columns: must be a non-empty list of benchmarks ({ name, set? })');
+  const columns = (top.columns as unknown[]).map((c, i): ExperimentColumn => {
+    const where = `columns[${i}]`;
+    if (!isMapping(c)) fail(`${where}: must be a mapping { name, set? }`);
+    const col = c as Record<string, unknown>;
+    checkKeys(`${where}.`, col, ['name', 'set'], fail);
+    const colName = readName(`${where}.name`, col.name, fail);
+    if (colName === 'average') fail(`${where}.name: 'average' is the table's own column`);
+    return { name: colName, set: readSet(`columns.${colName}.set`, col.set, fail) };
+  });
+  uniqueNames('columns', columns.map((c) => c.name), fail);
+  return { name, file, rows, columns, seeds, set };
+}
+
+/** The `--set` list that trains `row` under `seed`: experiment, row, command line, then the seed. */
+export function trainingSets(exp: Experiment, row: ExperimentRow, seed: number, cliSets: readonly string[]): string[] {
+  return [...setArgs(exp.set), ...setArgs(row.set), ...cliSets, `seed=${seed}`];
+}
+
+/** The `--set` list that scores `row` under `seed` on `column`: the training list with the column's keys before the command line's. */
+export function evaluationSets(exp: Experiment, row: ExperimentRow, column: ExperimentColumn, seed: number, cliSets: readonly string[]): string[] {
+  return [...setArgs(exp.set), ...setArgs(row.set), ...setArgs(column.set), ...cliSets, `seed=${seed}`];
+}
+
+/** A configuration loaded as `marft train`/`eval` will load it; a failure names the row (and column). */
+export async function loadFor(where: string, file: string, sets: string[]): Promise<MarftConfig> {
+  try {
+    return await loadConfig(file, sets);
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof UserError) throw new UserError(`${where}: ${err.message}`);
+    throw err;
+  }
+}
+
+/**
+ * Loads every row's training configuration and every row × column evaluation configuration (under
+ * the first seed: the seed is the one key that varies per run, and any seed the file lists is valid),
+ * so that every configuration the experiment will use is known to load before anything runs.
+ */
+export async function validateExperiment(exp: Experiment, cliSets: readonly string[]): Promise<void> {
+  for (const row of exp.rows) {
+    const seed = row.seeds[0]!;
+    if (!row.base) await loadFor(`row ${row.name}`, row.config, trainingSets(exp, row, seed, cliSets));
+    for (const column of exp.columns) await loadFor(`row ${row.name} × column ${column.name}`, row.config, evaluationSets(exp, row, column, seed, cliSets));
+  }
+}
+
+/** The rows `--rows a,b` selects, in the file's order; an unknown name is one line listing the known ones. */
+export function selectRows(exp: Experiment, names: string[] | undefined): ExperimentRow[] {
+  if (!names) return exp.rows;
+  const known = exp.rows.map((r) => r.name);
+  for (const n of names) if (!known.includes(n)) throw new UserError(`--rows: no row named '${n}' (rows: ${known.join(', ')})`);
+  return exp.rows.filter((r) => names.includes(r.name));
+}
