@@ -62,6 +62,12 @@ export const configSchema = obj('a MARFT training run', {
     device: oneOf('torch engine only: auto (CUDA when available), cpu or cuda', ['auto', 'cpu', 'cuda'] as const, 'auto'),
     processes: int('torch engine only: worker processes (devices) on this machine; more than 1 shards the base with FSDP2', 1, 1, BOUND.processes),
     threads: int("torch engine only: torch's CPU threads per worker process (0 = torch's default)", 0, 0, BOUND.threads),
+    nodes: int('torch engine only: machines the students’ engine spans (model.processes on each); node 0 is this machine, the others are started by hand (docs/scaling.md, “Several machines”)', 1, 1, BOUND.processes),
+    rendezvous: str('torch engine, model.nodes > 1 only: HOST:PORT of this machine, where the other nodes meet (torchrun’s static rendezvous)', ''),
+  }, (o) => {
+    if (o.nodes > 1 && o.engine !== 'torch') return `nodes: ${o.nodes} machines need model.engine torch (got ${o.engine})`;
+    if (o.nodes > 1 && !/^[^\s:]+:\d+$/.test(o.rendezvous)) return `rendezvous: model.nodes ${o.nodes} needs HOST:PORT of this machine, where the other nodes meet (got ${JSON.stringify(o.rendezvous)})`;
+    return null;
   }),
   sampler: obj('where training episodes are sampled (docs/scaling.md, "Sampling on vLLM during training")', {
     engine: oneOf('trainer: the engine of model.engine samples; vllm: a vLLM server that marft starts on model.path (or RUN/base) with LoRA enabled samples, and every adapter version is loaded into it and checked after each optimiser step (the trainer engine still scores and trains)', ['trainer', 'vllm'] as const, 'trainer'),

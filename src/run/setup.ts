@@ -70,7 +70,10 @@ function modelSpec(config: MarftConfig, dir: string): EngineSpec {
   const model = config.model;
   const trainer: Extract<EngineSpec, { kind: 'embedded' | 'torch' }> = model.engine !== 'torch' ? { kind: 'embedded', modelDir: dir } : {
     kind: 'torch', modelDir: dir,
-    options: { device: model.device, nprocPerNode: model.processes, threads: model.threads, dtype: model.precision === 'bf16' ? 'bfloat16' : 'float32' },
+    options: {
+      device: model.device, nprocPerNode: model.processes, threads: model.threads, dtype: model.precision === 'bf16' ? 'bfloat16' : 'float32',
+      ...(model.nodes > 1 ? { nnodes: model.nodes, rdzvEndpoint: model.rendezvous } : {}),
+    },
   };
   if (config.sampler.engine !== 'vllm') return trainer;
   return {

@@ -5,8 +5,11 @@
 // Long (two worker starts, one of them torchrun): skipped with MARFT_LONG_TESTS=0.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { TorchEngine } from '../../src/engine/torch/engine.ts';
+import { TorchEngine, type TorchEngineOptions } from '../../src/engine/torch/engine.ts';
+import { defaultTorchPython, torchPackageDir } from '../../src/engine/torch/worker-process.ts';
+import { freePort } from '../../src/engine/vllm/server.ts';
 import { readSafetensors } from '../../src/engine/embedded/safetensors.ts';
 import type { OptimParams, SampleResult } from '../../src/engine/types.ts';
 import { checkpointDir, checkpointJobs, maxAbsDiff, oracleBatch, skipWithoutVenv, tempDir, testSequences } from './oracle-helpers.ts';
@@ -15,6 +18,7 @@ import { skipWithoutTorch, torchTestOptions } from './torch-helpers.ts';
 const long = process.env.MARFT_LONG_TESTS !== '0';
 const skip = skipWithoutVenv || skipWithoutTorch || (long ? false : 'long test (MARFT_LONG_TESTS=0)');
 const TOL = 1e-4;
+const torchPython = process.env.MARFT_TORCH_PYTHON ?? defaultTorchPython;
 const seqs = testSequences(97, [19, 6, 33, 4, 12], 11);
 // Five requests over two ranks: the split is uneven, and one request has nothing to score.
 const batch = seqs.map((tokens, i) => ({ tokens, scoreFrom: i === 3 ? 4 : 1 + (i % 3) }));
@@ -32,11 +36,12 @@ interface Run {
   adapterFile: string;
 }
 
-async function run(nprocPerNode: number, dir: string, logitsChunkRows = 0): Promise<Run> {
-  const e = await TorchEngine.load(checkpointDir('qwen2'), { ...torchTestOptions, nprocPerNode, logitsChunkRows });
+async function run(nprocPerNode: number, dir: string, logitsChunkRows = 0, launch: Partial<TorchEngineOptions> = {}): Promise<Run> {
+  const e = await TorchEngine.load(checkpointDir('qwen2'), { ...torchTestOptions, nprocPerNode, logitsChunkRows, ...launch });
+  const world = nprocPerNode * (launch.nnodes ?? 1);
   try {
-    assert.equal(e.workerInfo.worldSize, nprocPerNode);
-    assert.equal(e.workerInfo.sharded, nprocPerNode > 1);
+    assert.equal(e.workerInfo.worldSize, world);
+    assert.equal(e.workerInfo.sharded, world > 1);
     if (logitsChunkRows > 0) assert.equal(e.workerInfo.logitsChunkRows, logitsChunkRows);
     await e.createAdapter('p', { rank: 4, alpha: 8, targetModules: ['q_proj', 'v_proj', 'down_proj'] }, 3);
     await e.createCritic('c', { kind: 'lora-critic', lora: { rank: 2, alpha: 4, targetModules: ['o_proj'] } }, 4);
@@ -49,7 +54,7 @@ async function run(nprocPerNode: number, dir: string, logitsChunkRows = 0): Prom
     const after = (await e.forward({ kind: 'adapter', name: 'p' }, batch)).logprobs!;
     const prompts = [seqs[0]!.slice(0, 4), [3], seqs[2]!.slice(0, 7)];
     const samples = await e.sample({ kind: 'adapter', name: 'p' }, prompts, { temperature: 0, topP: 1, topK: 0, maxNewTokens: 5, stopTokenIds: [], stopStrings: [], seed: 0 });
-    const adapterFile = join(dir, `adapter-${nprocPerNode}`);
+    const adapterFile = join(dir, `adapter-${world}-${launch.nnodes ?? 1}`);
     await e.saveAdapter('p', adapterFile);
     await e.setBaseTrainable(true);
     const fb = await e.forward({ kind: 'base' }, batch, { retainGraph: true });
@@ -62,14 +67,15 @@ async function run(nprocPerNode: number, dir: string, logitsChunkRows = 0): Prom
   }
 }
 
-test('two processes (FSDP2 on gloo) compute what one process computes', { skip }, async () => {
+/** One process's run, computed once for both tests. */
+let oneProcess: Promise<Run> | undefined;
+function single(dir: string): Promise<Run> {
   const ck = checkpointJobs(['qwen2']);
   if (ck.length) oracleBatch(ck);
-  const dir = tempDir('torch-fsdp');
-  const one = await run(1, dir);
-  // The two processes also score in chunks of 3 rows (the tied lm_head's logits recomputed in the
-  // backward under FSDP2's resharding), against one process scoring each batch in one piece.
-  const two = await run(2, dir, 3);
+  return (oneProcess ??= run(1, dir));
+}
+
+function assertSameRun(one: Run, two: Run): void {
   assert.ok(maxAbsDiff(one.logprobs, two.logprobs) < TOL);
   assert.ok(maxAbsDiff(one.values, two.values) < TOL);
   one.norms.forEach((n, i) => assert.ok(Math.abs(n - two.norms[i]!) < TOL * n, `grad norm ${i}: ${n} vs ${two.norms[i]}`));
@@ -83,4 +89,37 @@ test('two processes (FSDP2 on gloo) compute what one process computes', { skip }
   assert.ok(maxAbsDiff(one.afterBase, one.after) > 1e-3, 'the base step changed the log-probs');
   assert.deepEqual(two.samples.map((r) => [r.tokens, r.stopReason]), one.samples.map((r) => [r.tokens, r.stopReason]), 'greedy samples');
   assert.ok(maxAbsDiff(two.samples.map((r) => r.logprobs), one.samples.map((r) => r.logprobs)) < TOL);
+}
+
+const dir = skip ? '' : tempDir('torch-fsdp');
+
+test('two processes (FSDP2 on gloo) compute what one process computes', { skip }, async () => {
+  const one = await single(dir);
+  // The two processes also score in chunks of 3 rows (the tied lm_head's logits recomputed in the
+  // backward under FSDP2's resharding), against one process scoring each batch in one piece.
+  const two = await run(2, dir, 3);
+  assertSameRun(one, two);
+});
+
+test('two machines (two torchrun nodes on this one, static rendezvous), the other node started first by the command docs/scaling.md gives: rank 0 is the controller\'s node, and they compute what one process computes', { skip, timeout: 300_000 }, async () => {
+  const one = await single(dir);
+  const port = await freePort();
+  // Node 1, as a user starts it on another machine (docs/scaling.md, "Several machines"), before node 0.
+  const other = spawn(torchPython, ['-m', 'torch.distributed.run', '--nnodes', '2', '--node-rank', '1', '--nproc-per-node', '1',
+    '--rdzv-backend', 'static', '--rdzv-endpoint', `127.0.0.1:${port}`, '-m', 'marft_torch', '--model', checkpointDir('qwen2'),
+    '--device', 'cpu', '--threads', '1'], { env: { ...process.env, PYTHONPATH: torchPackageDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let otherLog = '';
+  other.stdout!.on('data', (d) => (otherLog += d));
+  other.stderr!.on('data', (d) => (otherLog += d));
+  const exited = new Promise<number | null>((resolve) => other.on('exit', (code) => resolve(code)));
+  try {
+    await new Promise((r) => setTimeout(r, 2_000));
+    const two = await run(1, dir, 0, { nnodes: 2, rdzvEndpoint: `127.0.0.1:${port}` });
+    assertSameRun(one, two);
+    // The controller's dispose ends every node: node 1 leaves when rank 0 broadcasts the shutdown.
+    const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r('still running'), 30_000))]);
+    assert.equal(code, 0, `node 1: ${code}\n${otherLog.slice(-2000)}`);
+  } finally {
+    other.kill('SIGKILL');
+  }
 });

@@ -24,7 +24,12 @@ export interface WorkerLaunch {
   python?: string;
   /** Processes (devices) on this machine; more than one starts torchrun with FSDP2 sharding. Default 1. */
   nprocPerNode?: number;
-  /** Several machines: torchrun's --nnodes / --node-rank / --rdzv-endpoint (host:port of this machine). */
+  /**
+   * Several machines: torchrun's --nnodes / --node-rank / --rdzv-endpoint (host:port of this machine,
+   * where the other nodes meet). The rendezvous is torchrun's static one: c10d's ranks nodes by the
+   * order they join, so the controller's node would not always be rank 0 (measured: a node started
+   * first took rank 0), and only rank 0 talks to the controller.
+   */
   nnodes?: number;
   rdzvEndpoint?: string;
   /** float32 (default) or bfloat16 weights; log-softmax is float32 either way. */
@@ -99,7 +104,7 @@ export class WorkerProcess {
       '--logits-chunk-rows', String(launch.logitsChunkRows ?? 0)];
     const args = nproc === 1 && nnodes === 1 ? workerArgs : [
       '-m', 'torch.distributed.run', '--nproc-per-node', String(nproc),
-      ...(nnodes > 1 ? ['--nnodes', String(nnodes), '--node-rank', '0', '--rdzv-backend', 'c10d', '--rdzv-endpoint', launch.rdzvEndpoint!] : ['--standalone']),
+      ...(nnodes > 1 ? ['--nnodes', String(nnodes), '--node-rank', '0', '--rdzv-backend', 'static', '--rdzv-endpoint', launch.rdzvEndpoint!] : ['--standalone']),
       ...workerArgs,
     ];
     const env: NodeJS.ProcessEnv = {
