@@ -8,7 +8,9 @@ import { UserError } from '../cli/errors.ts';
 import { loadConfig } from '../config/load.ts';
 import type { MarftConfig } from '../config/schema.ts';
 import { ConfigError } from '../config/schema-dsl.ts';
+import { TaskOptionError } from '../tasks/options.ts';
 import { setArgs, type SetMapping } from './set-args.ts';
+import { checkTask } from './task-check.ts';
 
 export interface ExperimentRow {
   name: string;
@@ -143,12 +145,14 @@ export function evaluationSets(exp: Experiment, row: ExperimentRow, column: Expe
   return [...setArgs(exp.set), ...setArgs(row.set), ...setArgs(column.set), ...cliSets, `seed=${seed}`];
 }
 
-/** A configuration loaded as `marft train`/`eval` will load it; a failure names the row (and column). */
+/** A configuration loaded as `marft train`/`eval` will load it, its task checked; a failure names the row (and column). */
 export async function loadFor(where: string, file: string, sets: string[]): Promise<MarftConfig> {
   try {
-    return await loadConfig(file, sets);
+    const config = await loadConfig(file, sets);
+    checkTask(config);
+    return config;
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof UserError) throw new UserError(`${where}: ${err.message}`);
+    if (err instanceof ConfigError || err instanceof UserError || err instanceof TaskOptionError) throw new UserError(`${where}: ${err.message}`);
     throw err;
   }
 }

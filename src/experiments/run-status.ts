@@ -23,7 +23,8 @@ export async function runStatus(where: string, runDir: string, config: MarftConf
   if (!ckpt) return { kind: 'new' };
   const state = await readCheckpointState(ckpt);
   if (state.config) {
-    const diff = configDifferences(state.config, config);
+    // A key the checkpoint lacks was added to the schema since it was written: its default is no change.
+    const diff = configDifferences(state.config, config).filter((d) => d.old !== undefined);
     if (diff.length > 0) {
       const listed = diff.slice(0, 3).map((d) => `${d.key} ${JSON.stringify(d.old)} → ${JSON.stringify(d.new)}`).join(', ');
       throw new UserError(`${where}: ${runDir} was trained with another configuration (${listed}${diff.length > 3 ? `, and ${diff.length - 3} more` : ''}); give the experiment another --out, or move that folder away to train it again`);

@@ -1,0 +1,140 @@
+// `marft experiment` end to end on two rows (action-level MARFT and IPPO on the coordination game's
+// tiny random model), two training seeds, one column, two training steps per run: the table equals
+// the mean and sample std of results.jsonl; each result equals `marft eval` on that run's checkpoint;
+// a rerun trains and evaluates nothing; an experiment stopped after its first run, and then with that
+// run's last checkpoint gone (a run stopped part-way), resumes to the uninterrupted experiment's table.
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { readExperimentFile } from '../../src/experiments/experiment-file.ts';
+import { ExperimentStopped, planExperiment, planText, runExperiment } from '../../src/experiments/runner.ts';
+import { sampleStd, type ExperimentTable } from '../../src/experiments/table.ts';
+import type { ExperimentResult } from '../../src/experiments/results.ts';
+import { runAll, runCli } from '../cli/spawn-cli.ts';
+
+const FILE = fileURLToPath(new URL('./coordination-two-rows.yaml', import.meta.url));
+const CONFIG = fileURLToPath(new URL('../../examples/coordination-embedded.yaml', import.meta.url));
+const root = mkdtempSync(join(tmpdir(), 'marft-experiment-'));
+const whole = join(root, 'whole');
+after(() => rmSync(root, { recursive: true, force: true }));
+
+const readJsonl = (file: string): ExperimentResult[] => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as ExperimentResult);
+const readTable = (out: string): ExperimentTable => JSON.parse(readFileSync(join(out, 'table.json'), 'utf8')) as ExperimentTable;
+
+/** Every file of every run folder with its size and modification time: a retrained or re-evaluated run changes some. */
+function runFiles(out: string): Map<string, string> {
+  const files = new Map<string, string>();
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(dir)) {
+      const p = join(dir, name);
+      const s = statSync(p);
+      if (s.isDirectory()) walk(p);
+      else files.set(p, `${s.size} ${s.mtimeMs}`);
+    }
+  };
+  walk(join(out, 'runs'));
+  return files;
+}
+
+let wholeRun: { status: number | null; stdout: string; stderr: string };
+before(async () => {
+  wholeRun = await runCli({ args: ['experiment', FILE, '--out', whole] });
+});
+
+test('the experiment trains 2 rows × 2 seeds, evaluates each once, and reports progress with times', () => {
+  assert.equal(wholeRun.status, 0, wholeRun.stderr);
+  const results = readJsonl(join(whole, 'results.jsonl'));
+  assert.deepEqual(results.map((r) => [r.row, r.seed, r.column]), [['marft', 0, 'coordination'], ['marft', 1, 'coordination'], ['ippo', 0, 'coordination'], ['ippo', 1, 'coordination']]);
+  for (const r of results) {
+    assert.equal(r.step, 2);
+    assert.equal(r.perSeed.length, 2);
+    assert.equal(r.checkpoint, join(whole, 'runs', r.row, `seed-${r.seed}`, 'checkpoints', 'step-000002'));
+    assert.equal(readFileSync(join(whole, 'runs', r.row, `seed-${r.seed}`, 'metrics.jsonl'), 'utf8').trim().split('\n').length, 2);
+  }
+  assert.equal(wholeRun.stderr.match(/^experiment: train \S+ seed \d: done in \d+\.\d s/gm)?.length, 4, wholeRun.stderr);
+  assert.equal(wholeRun.stderr.match(/^experiment: eval \S+ seed \d on coordination: done in \d+\.\d s, score /gm)?.length, 4, wholeRun.stderr);
+  // The two algorithms trained differently (the rows are not one run twice).
+  assert.notDeepEqual(results.filter((r) => r.row === 'marft').map((r) => r.perSeed), results.filter((r) => r.row === 'ippo').map((r) => r.perSeed));
+});
+
+test('each table cell is the mean and sample std (n − 1) of the results; average = the one column here', () => {
+  const results = readJsonl(join(whole, 'results.jsonl'));
+  const table = readTable(whole);
+  assert.deepEqual(table.columns, ['coordination', 'average']);
+  for (const row of ['marft', 'ippo']) {
+    const xs = results.filter((r) => r.row === row).map((r) => r.score);
+    const mean = (xs[0]! + xs[1]!) / 2;
+    const std = Math.sqrt(((xs[0]! - mean) ** 2 + (xs[1]! - mean) ** 2) / 1);
+    const cells = table.rows.find((r) => r.row === row)!.cells;
+    for (const c of ['coordination', 'average']) {
+      assert.ok(Math.abs(cells[c]!.mean - mean) < 1e-12, `${row} ${c} mean`);
+      assert.ok(Math.abs(cells[c]!.std! - std) < 1e-12, `${row} ${c} std`);
+      assert.equal(cells[c]!.n, 2);
+    }
+  }
+  assert.equal(sampleStd([1, 3]), Math.SQRT2);
+  assert.equal(sampleStd([1]), null);
+  const md = readFileSync(join(whole, 'table.md'), 'utf8');
+  assert.match(md, /sample standard deviation \(n − 1\)/);
+  const marft = table.rows[0]!.cells.coordination!;
+  assert.ok(md.includes(`| marft | ${marft.mean.toFixed(4)} ± ${marft.std!.toFixed(4)} (n=2) |`), md);
+});
+
+test('each result equals what marft eval gives on that run\'s checkpoint', async () => {
+  const results = readJsonl(join(whole, 'results.jsonl'));
+  const sets = ['train.steps=2', 'train.checkpointEvery=1', 'rollout.batchSize=8', 'eval.seeds=2'];
+  const evals = await runAll(results.map((r) => ({
+    args: ['eval', CONFIG, '--checkpoint', join(whole, 'runs', r.row, `seed-${r.seed}`), ...[...sets, ...(r.row === 'ippo' ? ['algorithm=ippo'] : []), `seed=${r.seed}`].flatMap((s) => ['--set', s])],
+  })), 2);
+  results.forEach((r, i) => {
+    assert.equal(evals[i]!.status, 0, evals[i]!.stderr);
+    const line = JSON.parse(evals[i]!.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
+    assert.deepEqual({ score: r.score, perSeed: r.perSeed, problems: r.problems, step: r.step, checkpoint: r.checkpoint }, line, `${r.row} seed ${r.seed}`);
+  });
+});
+
+test('a rerun of a finished experiment trains and evaluates nothing', async () => {
+  const results = readFileSync(join(whole, 'results.jsonl'), 'utf8');
+  const files = runFiles(whole);
+  const again = await runCli({ args: ['experiment', FILE, '--out', whole] });
+  assert.equal(again.status, 0, again.stderr);
+  assert.doesNotMatch(again.stderr, /start/, again.stderr);
+  assert.equal(readFileSync(join(whole, 'results.jsonl'), 'utf8'), results);
+  assert.deepEqual(runFiles(whole), files);
+  const dry = await runCli({ args: ['experiment', FILE, '--out', whole, '--dry-run'] });
+  assert.match(dry.stdout, /to do: 0 runs to train or resume, 0 evaluations/);
+  // --table rebuilds the same table from the results alone.
+  const table = readFileSync(join(whole, 'table.json'), 'utf8');
+  rmSync(join(whole, 'table.json'));
+  assert.equal((await runCli({ args: ['experiment', FILE, '--out', whole, '--table'] })).status, 0);
+  assert.equal(readFileSync(join(whole, 'table.json'), 'utf8'), table);
+});
+
+test('an experiment stopped after its first run, then with a run cut part-way, resumes to the same table', async () => {
+  const out = join(root, 'stopped');
+  const exp = await readExperimentFile(FILE);
+  const lines: string[] = [];
+  const opts = { out, rows: exp.rows, sets: [], log: (l: string) => void lines.push(l) };
+  await assert.rejects(runExperiment(exp, { ...opts, stopAfterTrainedRuns: 1 }), ExperimentStopped);
+  assert.equal(existsSync(join(out, 'results.jsonl')), false, 'stopped before the first evaluation');
+  assert.ok(existsSync(join(out, 'runs', 'marft', 'seed-0', 'checkpoints', 'step-000002')));
+  // The first run of the second seed stopped part-way: its last checkpoint is removed, as if killed
+  // between its two checkpoints (a later resume restores its metrics from step 1's copy).
+  await assert.rejects(runExperiment(exp, { ...opts, stopAfterTrainedRuns: 1 }), ExperimentStopped);
+  assert.equal(readJsonl(join(out, 'results.jsonl')).length, 1, 'the first run was evaluated, not retrained');
+  rmSync(join(out, 'runs', 'marft', 'seed-1', 'checkpoints', 'step-000002'), { recursive: true });
+  const plan = planText(exp, await planExperiment(exp, opts, () => {}), out);
+  assert.match(plan, /marft seed 0: trained \(step 2\), skipped/);
+  assert.match(plan, /marft seed 1: resume from step 1 of 2/);
+  assert.match(plan, /to do: 3 runs to train or resume, 3 evaluations/);
+  lines.length = 0;
+  const table = await runExperiment(exp, opts);
+  assert.equal(lines.filter((l) => /train marft seed 0|eval marft seed 0/.test(l)).length, 0, lines.join('\n'));
+  assert.ok(lines.some((l) => /train marft seed 1: start \(resume from step 1 of 2\)/.test(l)), lines.join('\n'));
+  assert.deepEqual(table, readTable(whole));
+  const scores = (rs: ExperimentResult[]): unknown => rs.map((r) => [r.row, r.seed, r.score, r.perSeed]).sort();
+  assert.deepEqual(scores(readJsonl(join(out, 'results.jsonl'))), scores(readJsonl(join(whole, 'results.jsonl'))));
+});
