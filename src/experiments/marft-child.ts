@@ -10,14 +10,32 @@ const CLI = fileURLToPath(new URL('../../bin/marft.mjs', import.meta.url));
 
 /** The child now running, so that an interrupted experiment can stop it rather than leave it orphaned. */
 let current: ChildProcess | null = null;
+let stopRequested: NodeJS.Signals | null = null;
 
-export function stopCurrentChild(signal: NodeJS.Signals): void {
+/** An experiment stopped by a signal: its child was stopped too, and no further child starts. */
+export class ExperimentInterrupted extends Error {
+  override name = 'ExperimentInterrupted';
+  constructor(readonly signal: NodeJS.Signals) {
+    super(`stopped by ${signal}`);
+  }
+}
+
+/**
+ * Stops the running child with `signal` and starts no other: the experiment's own promise then fails
+ * with ExperimentInterrupted, so its locks are released on the way out (docs/experiments.md).
+ */
+export function interruptExperiment(signal: NodeJS.Signals): void {
+  stopRequested = signal;
   current?.kill(signal);
 }
 
 /** Runs `marft ARGS`; resolves with the JSON object of its last stdout line, or throws one line naming `what`. */
 export function runMarft(what: string, args: string[]): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
+    if (stopRequested) {
+      reject(new ExperimentInterrupted(stopRequested));
+      return;
+    }
     const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     current = child;
     let stdout = '';
@@ -31,6 +49,10 @@ export function runMarft(what: string, args: string[]): Promise<Record<string, u
     child.on('error', reject);
     child.on('close', (code, signal) => {
       current = null;
+      if (stopRequested) {
+        reject(new ExperimentInterrupted(stopRequested));
+        return;
+      }
       if (code !== 0) {
         const how = signal ? `was stopped by ${signal}` : `failed (exit ${code})`;
         reject(new UserError(`${what}: marft ${args[0]} ${how}${lastErr ? `: ${lastErr.replace(/^marft \w+: /, '')}` : ''}`));

@@ -14,6 +14,7 @@ import { ExperimentStopped, planExperiment, planText, runExperiment } from '../.
 import { sampleStd, type ExperimentTable } from '../../src/experiments/table.ts';
 import type { ExperimentResult } from '../../src/experiments/results.ts';
 import { runAll, runCli } from '../cli/spawn-cli.ts';
+import { spawn } from 'node:child_process';
 
 const FILE = fileURLToPath(new URL('./coordination-two-rows.yaml', import.meta.url));
 const CONFIG = fileURLToPath(new URL('../../examples/coordination-embedded.yaml', import.meta.url));
@@ -137,4 +138,27 @@ test('an experiment stopped after its first run, then with a run cut part-way, r
   assert.deepEqual(table, readTable(whole));
   const scores = (rs: ExperimentResult[]): unknown => rs.map((r) => [r.row, r.seed, r.score, r.perSeed]).sort();
   assert.deepEqual(scores(readJsonl(join(out, 'results.jsonl'))), scores(readJsonl(join(whole, 'results.jsonl'))));
+});
+
+test('marft experiment stopped by SIGTERM while a run trains stops its child, frees its folder, and a rerun gives the same table', async () => {
+  const out = join(root, 'signalled');
+  const cli = fileURLToPath(new URL('../../bin/marft.mjs', import.meta.url));
+  const child = spawn(process.execPath, [cli, 'experiment', FILE, '--out', out], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  const status = await new Promise<number | null>((resolve) => {
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+      // Sent while the second run trains (its start line is printed just before its child starts).
+      if (/train marft seed 1: start/.test(stderr) && !child.killed) child.kill('SIGTERM');
+    });
+    child.on('close', (code) => resolve(code));
+  });
+  assert.equal(status, 143, stderr);
+  assert.match(stderr.trimEnd().split('\n').pop()!, /^marft experiment: stopped by SIGTERM; run the same command again to continue$/);
+  assert.equal(existsSync(join(out, '.lock')), false, 'the experiment\'s lock was released');
+  assert.equal(readJsonl(join(out, 'results.jsonl')).length, 1);
+  const again = await runCli({ args: ['experiment', FILE, '--out', out] });
+  assert.equal(again.status, 0, again.stderr);
+  assert.doesNotMatch(again.stderr, /marft seed 0/, 'the finished run is neither retrained nor re-evaluated');
+  assert.deepEqual(readTable(out), readTable(whole));
 });

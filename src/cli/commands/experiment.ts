@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { listFlag, parseArgs, stringFlag } from '../args.ts';
 import { UserError } from '../errors.ts';
 import { readExperimentFile, selectRows, validateExperiment } from '../../experiments/experiment-file.ts';
-import { stopCurrentChild } from '../../experiments/marft-child.ts';
+import { ExperimentInterrupted, interruptExperiment } from '../../experiments/marft-child.ts';
 import { planExperiment, planText, runExperiment, writeTable } from '../../experiments/runner.ts';
 import { tableMarkdown } from '../../experiments/table.ts';
 
@@ -19,7 +19,7 @@ DIR/results.jsonl as soon as it exists and never recomputed. Stop it at any poin
 command again: it continues. At the end DIR/table.md and DIR/table.json hold one row per experiment
 row, one column per benchmark plus the average: mean ± sample std (n − 1) over training seeds, and n.
 
-  --out DIR          where runs, results and the table go (default: experiments/<name>)
+  --out DIR          where runs, results and the table go (default: runs/experiments/<name>)
   --rows a,b         only these rows (the table still lists every row; missing cells say so)
   --set KEY=VALUE    change one configuration key of every row (repeatable; after the file's own
                      set), e.g. --set model.path=PATH/TO/MODEL
@@ -36,7 +36,7 @@ export async function run(args: string[]): Promise<number> {
   if (!file || extra.length > 0) throw new UserError('expected exactly one experiment FILE (see --help)');
   if (parsed.flags.has('dry-run') && parsed.flags.has('table')) throw new UserError('--dry-run and --table are two different things: give one');
   const exp = await readExperimentFile(file);
-  const out = stringFlag(parsed, 'out') ?? `experiments/${exp.name}`;
+  const out = stringFlag(parsed, 'out') ?? `runs/experiments/${exp.name}`;
   if (out === '') throw new UserError('--out needs a folder, got an empty value');
   if (parsed.flags.has('table')) {
     const table = await writeTable(exp, out);
@@ -52,13 +52,9 @@ export async function run(args: string[]): Promise<number> {
     console.log(planText(exp, await planExperiment(exp, opts), out));
     return 0;
   }
-  // An interrupted experiment stops its child too (rather than leave a run training unattended),
-  // so that the next call finds the run folder free to resume.
-  const onSignal = (signal: NodeJS.Signals): void => {
-    stopCurrentChild(signal);
-    process.stderr.write(`marft experiment: stopped by ${signal}; run the same command again to continue\n`);
-    process.exit(signal === 'SIGINT' ? 130 : 143);
-  };
+  // An interrupted experiment stops its child too (rather than leave a run training unattended) and
+  // releases its lock on the way out, so that the next call finds everything free to continue.
+  const onSignal = (signal: NodeJS.Signals): void => interruptExperiment(signal);
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
@@ -66,6 +62,10 @@ export async function run(args: string[]): Promise<number> {
     process.stdout.write(tableMarkdown(table));
     console.log(JSON.stringify({ out: resolve(out), table: resolve(out, 'table.md') }));
     return 0;
+  } catch (err) {
+    if (!(err instanceof ExperimentInterrupted)) throw err;
+    console.error(`marft experiment: stopped by ${err.signal}; run the same command again to continue`);
+    return err.signal === 'SIGINT' ? 130 : 143;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
