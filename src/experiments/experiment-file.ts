@@ -4,7 +4,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { UserError } from '../cli/errors.ts';
+import { ExperimentError } from './experiment-error.ts';
 import { loadConfig } from '../config/load.ts';
 import type { MarftConfig } from '../config/schema.ts';
 import { ConfigError } from '../config/schema-dsl.ts';
@@ -79,7 +79,7 @@ function uniqueNames(where: string, names: string[], fail: (why: string) => neve
 /** Reads FILE's structure (no configuration loaded yet); every mistake is one line naming the key. */
 export async function readExperimentFile(file: string): Promise<Experiment> {
   const fail = (why: string): never => {
-    throw new UserError(`${file}: ${why}`);
+    throw new ExperimentError(`${file}: ${why}`);
   };
   let text: string;
   try {
@@ -152,7 +152,7 @@ export async function loadFor(where: string, file: string, sets: string[]): Prom
     checkTask(config);
     return config;
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof UserError || err instanceof TaskOptionError) throw new UserError(`${where}: ${err.message}`);
+    if (err instanceof ConfigError || err instanceof TaskOptionError) throw new ExperimentError(`${where}: ${err.message}`);
     throw err;
   }
 }
@@ -174,6 +174,6 @@ export async function validateExperiment(exp: Experiment, cliSets: readonly stri
 export function selectRows(exp: Experiment, names: string[] | undefined): ExperimentRow[] {
   if (!names) return exp.rows;
   const known = exp.rows.map((r) => r.name);
-  for (const n of names) if (!known.includes(n)) throw new UserError(`--rows: no row named '${n}' (rows: ${known.join(', ')})`);
+  for (const n of names) if (!known.includes(n)) throw new ExperimentError(`--rows: no row named '${n}' (rows: ${known.join(', ')})`);
   return exp.rows.filter((r) => names.includes(r.name));
 }

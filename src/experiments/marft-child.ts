@@ -4,7 +4,7 @@
 // is the command's JSON result.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { UserError } from '../cli/errors.ts';
+import { ExperimentError } from './experiment-error.ts';
 
 const CLI = fileURLToPath(new URL('../../bin/marft.mjs', import.meta.url));
 
@@ -55,7 +55,7 @@ export function runMarft(what: string, args: string[]): Promise<Record<string, u
       }
       if (code !== 0) {
         const how = signal ? `was stopped by ${signal}` : `failed (exit ${code})`;
-        reject(new UserError(`${what}: marft ${args[0]} ${how}${lastErr ? `: ${lastErr.replace(/^marft \w+: /, '')}` : ''}`));
+        reject(new ExperimentError(`${what}: marft ${args[0]} ${how}${lastErr ? `: ${lastErr.replace(/^marft \w+: /, '')}` : ''}`));
         return;
       }
       const last = stdout.trim().split('\n').pop() ?? '';

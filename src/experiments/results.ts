@@ -2,7 +2,7 @@
 // never recomputed. A line is the unit of progress: a kill can at worst cut the line being written,
 // which is dropped (and cut off the file) when the experiment next reads it, so that evaluation runs again.
 import { appendFile, readFile, truncate } from 'node:fs/promises';
-import { UserError } from '../cli/errors.ts';
+import { ExperimentError } from './experiment-error.ts';
 
 export interface ExperimentResult {
   row: string;
@@ -35,7 +35,7 @@ export async function readResults(file: string, repair = true): Promise<Experime
     text = await readFile(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw new UserError(`${file}: cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new ExperimentError(`${file}: cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
   const end = text.lastIndexOf('\n') + 1;
   if (end < text.length && repair) await truncate(file, Buffer.byteLength(text.slice(0, end)));
@@ -45,9 +45,9 @@ export async function readResults(file: string, repair = true): Promise<Experime
     try {
       v = JSON.parse(line);
     } catch {
-      throw new UserError(`${file}: line ${i + 1} is not JSON; remove it to evaluate that run again`);
+      throw new ExperimentError(`${file}: line ${i + 1} is not JSON; remove it to evaluate that run again`);
     }
-    if (!isResult(v)) throw new UserError(`${file}: line ${i + 1} is not a result {row, seed, column, score, perSeed, problems, step, checkpoint}; remove it to evaluate that run again`);
+    if (!isResult(v)) throw new ExperimentError(`${file}: line ${i + 1} is not a result {row, seed, column, score, perSeed, problems, step, checkpoint}; remove it to evaluate that run again`);
     return v;
   });
 }

@@ -1,7 +1,7 @@
 // Where one training run of an experiment stands, read from its run folder (docs/reliability.md):
 // never started, stopped part-way (resumed by `marft train --resume`), or finished (left alone).
 import { existsSync } from 'node:fs';
-import { UserError } from '../cli/errors.ts';
+import { ExperimentError } from './experiment-error.ts';
 import type { MarftConfig } from '../config/schema.ts';
 import { latestCheckpoint, readCheckpointState } from '../rl/checkpoint.ts';
 import { configDifferences } from '../rl/config-change.ts';
@@ -27,7 +27,7 @@ export async function runStatus(where: string, runDir: string, config: MarftConf
     const diff = configDifferences(state.config, config).filter((d) => d.old !== undefined);
     if (diff.length > 0) {
       const listed = diff.slice(0, 3).map((d) => `${d.key} ${JSON.stringify(d.old)} → ${JSON.stringify(d.new)}`).join(', ');
-      throw new UserError(`${where}: ${runDir} was trained with another configuration (${listed}${diff.length > 3 ? `, and ${diff.length - 3} more` : ''}); give the experiment another --out, or move that folder away to train it again`);
+      throw new ExperimentError(`${where}: ${runDir} was trained with another configuration (${listed}${diff.length > 3 ? `, and ${diff.length - 3} more` : ''}); give the experiment another --out, or move that folder away to train it again`);
     }
   }
   if (state.step >= config.train.steps) return { kind: 'finished', step: state.step, checkpoint: ckpt };
