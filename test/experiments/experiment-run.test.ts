@@ -4,7 +4,7 @@
 // a rerun trains and evaluates nothing; an experiment stopped after its first run, and then with that
 // run's last checkpoint gone (a run stopped part-way), resumes to the uninterrupted experiment's table.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -13,7 +13,7 @@ import { readExperimentFile } from '../../src/experiments/experiment-file.ts';
 import { ExperimentStopped, planExperiment, planText, runExperiment } from '../../src/experiments/runner.ts';
 import { sampleStd, type ExperimentTable } from '../../src/experiments/table.ts';
 import type { ExperimentResult } from '../../src/experiments/results.ts';
-import { runAll, runCli } from '../cli/spawn-cli.ts';
+import { assertUserError, runAll, runCli } from '../cli/spawn-cli.ts';
 import { spawn } from 'node:child_process';
 
 const FILE = fileURLToPath(new URL('./coordination-two-rows.yaml', import.meta.url));
@@ -161,4 +161,38 @@ test('marft experiment stopped by SIGTERM while a run trains stops its child, fr
   assert.equal(again.status, 0, again.stderr);
   assert.doesNotMatch(again.stderr, /marft seed 0/, 'the finished run is neither retrained nor re-evaluated');
   assert.deepEqual(readTable(out), readTable(whole));
+});
+
+test('a base row is scored as marft eval --base under each seed, untrained; --rows leaves the other row missing', async () => {
+  const out = join(root, 'base');
+  const file = join(root, 'base.yaml');
+  writeFileSync(file, [
+    'name: base-rows',
+    'seeds: [3, 4]',
+    'set: { eval.seeds: 2 }',
+    'rows:',
+    `  - { name: untrained, config: ${CONFIG}, base: true }`,
+    `  - { name: trained, config: ${CONFIG} }`,
+    'columns:',
+    '  - { name: coordination }',
+    '',
+  ].join('\n'));
+  const r = await runCli({ args: ['experiment', file, '--out', out, '--rows', 'untrained'] });
+  assert.equal(r.status, 0, r.stderr);
+  assert.doesNotMatch(r.stderr, /experiment: train/);
+  assert.equal(existsSync(join(out, 'runs')), false, 'a base row has no run folder');
+  const results = readJsonl(join(out, 'results.jsonl'));
+  const evals = await runAll([3, 4].map((s) => ({ args: ['eval', CONFIG, '--base', '--set', 'eval.seeds=2', '--set', `seed=${s}`] })), 2);
+  assert.deepEqual(results, evals.map((e, i) => {
+    const line = JSON.parse(e.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
+    return { row: 'untrained', seed: [3, 4][i], column: 'coordination', score: line.score, perSeed: line.perSeed, problems: line.problems, step: null, checkpoint: null };
+  }));
+  const md = readFileSync(join(out, 'table.md'), 'utf8');
+  assert.match(md, /\| untrained \| \d\.\d{4} ± \d\.\d{4} \(n=2\) \| \d\.\d{4} ± \d\.\d{4} \(n=2\) \|/);
+  assert.match(md, /\| trained \| missing \| missing \|/);
+});
+
+test('a run folder trained with another configuration is refused in one line, naming the key', async () => {
+  const r = await runCli({ args: ['experiment', FILE, '--out', whole, '--set', 'actor.optim.lr=0.001', '--dry-run'] });
+  assertUserError(r, /^marft experiment: row marft seed 0: .*runs\/marft\/seed-0 was trained with another configuration \(actor\.optim\.lr 0\.005 → 0\.001\); give the experiment another --out/, 'changed configuration');
 });
