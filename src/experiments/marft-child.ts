@@ -54,8 +54,12 @@ export function runMarft(what: string, args: string[]): Promise<Record<string, u
         return;
       }
       if (code !== 0) {
-        const how = signal ? `was stopped by ${signal}` : `failed (exit ${code})`;
-        reject(new ExperimentError(`${what}: marft ${args[0]} ${how}${lastErr ? `: ${lastErr.replace(/^marft \w+: /, '')}` : ''}`));
+        // A command's own failure ends with its one-line message; a crash's last line is the tail of
+        // a native stack, which says nothing: it is above on stderr, and the rerun continues.
+        const why = signal
+          ? `crashed (${signal}; its output is above); run the experiment again to continue`
+          : `failed (exit ${code})${lastErr ? `: ${lastErr.replace(/^marft \w+: /, '')}` : ''}`;
+        reject(new ExperimentError(`${what}: marft ${args[0]} ${why}`));
         return;
       }
       const last = stdout.trim().split('\n').pop() ?? '';
