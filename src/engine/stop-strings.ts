@@ -2,7 +2,7 @@
 // text themselves: the torch worker (it has no tokenizer) and the vLLM sampler (the server is started
 // with --skip-tokenizer-init). The sample is generated up to its other limits and then cut where the
 // embedded engine, which checks the decoded text after every token, would have stopped.
-import type { SampleResult } from './types.ts';
+import type { SampleParams, SampleResult } from './types.ts';
 import type { Decode } from './embedded/generate.ts';
 import { findStopString } from './embedded/sampling.ts';
 
@@ -23,6 +23,19 @@ export function cutAtStopString(r: SampleResult, stops: readonly string[], decod
   r.tokens.length = hi;
   r.logprobs.length = hi;
   r.stopReason = 'stop_string';
+}
+
+/**
+ * Samples through `sampleIds` (which gets the parameters without stop strings) and cuts every result
+ * at its stop strings: what each engine that cuts after the fact does. Stop strings without a decoder
+ * are refused (checkStopStringsDecodable).
+ */
+export async function sampleCutAtStopStrings(params: SampleParams, decode: Decode | undefined, sampleIds: (params: SampleParams) => Promise<SampleResult[]>): Promise<SampleResult[]> {
+  const { stopStrings } = params;
+  checkStopStringsDecodable(stopStrings, decode);
+  const results = await sampleIds({ ...params, stopStrings: [] });
+  if (stopStrings.length > 0) for (const r of results) cutAtStopString(r, stopStrings, decode!);
+  return results;
 }
 
 /** The refusal when stop strings come without a decoder: the same line from every engine that cuts after the fact. */

@@ -16,7 +16,7 @@ import { createLora, type LoraAdapter } from '../embedded/lora.ts';
 import { createCritic, type Critic } from '../embedded/critic.ts';
 import { loadAdapterDir, loadCriticDir, saveAdapterDir, saveCriticDir } from '../embedded/engine-io.ts';
 import { readAdamState, writeAdamState } from '../embedded/optimizer-state-file.ts';
-import { checkStopStringsDecodable, cutAtStopString } from '../stop-strings.ts';
+import { sampleCutAtStopStrings } from '../stop-strings.ts';
 import { param } from '../embedded/param.ts';
 import type { Decode } from '../embedded/generate.ts';
 import { bytesF32, f32Bytes } from './framing.ts';
@@ -151,11 +151,9 @@ export class TorchEngine implements Engine {
   }
 
   async sample(target: Target, prompts: number[][], params: SampleParams): Promise<SampleResult[]> {
-    checkStopStringsDecodable(params.stopStrings, this.options.decode);
-    const { stopStrings, ...rest } = params;
-    const results = await this.command('sample', { target, prompts, params: rest }) as SampleResult[];
-    if (stopStrings.length > 0) for (const r of results) cutAtStopString(r, stopStrings, this.options.decode!);
-    return results;
+    // The worker has no tokenizer: it gets the parameters without stop strings.
+    return sampleCutAtStopStrings(params, this.options.decode, async ({ stopStrings: _, ...ids }) =>
+      await this.command('sample', { target, prompts, params: ids }) as SampleResult[]);
   }
 
   async forward(target: Target, batch: ScoreRequest[], options: ForwardOptions = {}): Promise<ForwardOutput> {

@@ -21,7 +21,7 @@ import type {
 } from '../types.ts';
 import type { Decode } from '../embedded/generate.ts';
 import { OpenAiSamplingEngine } from '../openai/engine.ts';
-import { checkStopStringsDecodable, cutAtStopString } from '../stop-strings.ts';
+import { sampleCutAtStopStrings } from '../stop-strings.ts';
 import { AdapterVersions, servedAdapterName } from './adapter-versions.ts';
 import { checkServedAdapter, consistencyBatch } from './consistency.ts';
 import { BASE_SERVED_NAME, VllmServer, type VllmServerOptions } from './server.ts';
@@ -125,11 +125,7 @@ export class VllmSampledEngine implements TrainingEngine {
 
   async sample(target: Target, prompts: number[][], params: SampleParams): Promise<SampleResult[]> {
     if (target.kind === 'critic') throw new Error(`sample: critic '${target.name}' is not a policy`);
-    checkStopStringsDecodable(params.stopStrings, this.options.decode);
-    const { stopStrings } = params;
-    const results = await this.sampleServed(target, prompts, { ...params, stopStrings: [] });
-    if (stopStrings.length > 0) for (const r of results) cutAtStopString(r, stopStrings, this.options.decode!);
-    return results;
+    return sampleCutAtStopStrings(params, this.options.decode, (ids) => this.sampleServed(target, prompts, ids));
   }
 
   /** Samples on the server from the base or the adapter's current version (held until the reply is in). */
