@@ -11,6 +11,7 @@ import { TabularEngine } from './tabular/engine.ts';
 import { VllmSampledEngine, type VllmSamplerOptions } from './vllm/engine.ts';
 import { BASE_SERVED_NAME, VllmServer, type VllmServerOptions } from './vllm/server.ts';
 import { OpenAiSamplingEngine } from './openai/engine.ts';
+export { ServedModelChoiceError } from './openai/engine.ts';
 
 export type EngineSpec =
   /** The TypeScript engine over a Hugging Face model folder. */
@@ -61,15 +62,10 @@ export type SamplingEngineSpec =
   /** A vLLM server that marft starts on `modelDir` (stopped at dispose), reached as an OpenAI-compatible server. */
   | { kind: 'vllm-serve'; modelDir: string; server: Omit<VllmServerOptions, 'modelDir' | 'maxLoraRank' | 'maxLoras'> };
 
-/** The server lists no model, or several, and the spec names none: the caller names its key. */
-export class ServedModelChoiceError extends Error {}
-
 export async function openSamplingEngine(spec: SamplingEngineSpec): Promise<SamplingEngine> {
   switch (spec.kind) {
-    case 'openai': {
-      const model = spec.model || (await onlyServedModel(spec.baseUrl, spec.apiKey));
-      return OpenAiSamplingEngine.open({ baseUrl: spec.baseUrl, model, modelDir: spec.modelDir, ...(spec.apiKey ? { apiKey: spec.apiKey } : {}) });
-    }
+    case 'openai':
+      return OpenAiSamplingEngine.open({ baseUrl: spec.baseUrl, model: spec.model, modelDir: spec.modelDir, ...(spec.apiKey ? { apiKey: spec.apiKey } : {}) });
     case 'vllm-serve': {
       // The base only: no adapter is ever loaded into this server, so LoRA support stays off.
       const server = await VllmServer.start({ ...spec.server, modelDir: spec.modelDir, maxLoraRank: null });
@@ -92,20 +88,4 @@ export async function openSamplingEngine(spec: SamplingEngineSpec): Promise<Samp
     default:
       return openEngine(spec);
   }
-}
-
-/** The one model an OpenAI-compatible server lists at GET /models. */
-async function onlyServedModel(baseUrl: string, apiKey?: string): Promise<string> {
-  const url = baseUrl.replace(/\/+$/, '') + '/models';
-  let names: string[];
-  try {
-    const res = await fetch(url, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {}, signal: AbortSignal.timeout(30_000) });
-    if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    names = (((await res.json()) as { data?: { id: string }[] }).data ?? []).map((m) => m.id);
-  } catch (err) {
-    const cause = (err as Error).cause;
-    throw new Error(`${url}: ${cause instanceof Error ? cause.message : (err as Error).message}`);
-  }
-  if (names.length === 1) return names[0]!;
-  throw new ServedModelChoiceError(`${baseUrl} serves ${names.length === 0 ? 'no model' : `${names.length} models (${names.join(', ')})`}: name the one to use`);
 }

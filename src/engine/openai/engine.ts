@@ -21,7 +21,7 @@ import { readHfConfig } from '../embedded/hf-config.ts';
 export interface OpenAiEngineOptions {
   /** The server's OpenAI API root, e.g. http://127.0.0.1:8000/v1. */
   baseUrl: string;
-  /** The served model's name (what /v1/models lists), used for the base target. */
+  /** The served model's name (what /v1/models lists), used for the base target; "" = the one model the server lists. */
   model: string;
   /** Served names of LoRA adapters (vLLM's --lora-modules NAME=PATH), by the adapter name callers use. */
   adapters?: Record<string, string>;
@@ -51,9 +51,13 @@ export class OpenAiSamplingEngine implements SamplingEngine {
   static async open(options: OpenAiEngineOptions): Promise<OpenAiSamplingEngine> {
     const fromDir = options.modelDir ? modelInfo(readHfConfig(options.modelDir)) : undefined;
     // max_model_len: vLLM's context length; meta.n_ctx: llama-server's (its -c, not the model's training length).
-    const listed = await request<{ data?: { id: string; max_model_len?: number; meta?: { n_ctx?: number } }[] }>(options, 'GET', '/models');
-    const served = listed.data?.find((m) => m.id === options.model);
-    if (!served) throw new Error(`${options.baseUrl}: serves no model named '${options.model}' (it serves: ${(listed.data ?? []).map((m) => m.id).join(', ') || 'none'})`);
+    // Choosing the one listed model waits at most 30 s for the list.
+    const listed = await request<{ data?: { id: string; max_model_len?: number; meta?: { n_ctx?: number } }[] }>(options, 'GET', '/models', undefined, options.model ? undefined : 30_000);
+    const names = (listed.data ?? []).map((m) => m.id);
+    if (!options.model && names.length !== 1) throw new ServedModelChoiceError(`${options.baseUrl} serves ${names.length === 0 ? 'no model' : `${names.length} models (${names.join(', ')})`}: name the one to use`);
+    const model = options.model || names[0]!;
+    const served = listed.data?.find((m) => m.id === model);
+    if (!served) throw new Error(`${options.baseUrl}: serves no model named '${model}' (it serves: ${names.join(', ') || 'none'})`);
     const vocabSize = options.info?.vocabSize ?? fromDir?.vocabSize;
     if (vocabSize === undefined) throw new Error(`${options.baseUrl}: the API does not report the vocabulary size; give modelDir or info.vocabSize`);
     const info: ModelInfo = {
@@ -62,7 +66,7 @@ export class OpenAiSamplingEngine implements SamplingEngine {
       bosTokenId: options.info?.bosTokenId ?? fromDir?.bosTokenId ?? null,
       eosTokenIds: options.info?.eosTokenIds ?? fromDir?.eosTokenIds ?? [],
     };
-    return new OpenAiSamplingEngine(info, options);
+    return new OpenAiSamplingEngine(info, { ...options, model });
   }
 
   private servedName(target: PolicyTarget): string {
@@ -169,14 +173,17 @@ class HttpError extends Error {
   constructor(message: string, readonly detail: string) { super(message); }
 }
 
-async function request<T>(o: OpenAiEngineOptions, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+/** The server lists no model, or several, and the options name none: the caller names its key. */
+export class ServedModelChoiceError extends Error {}
+
+async function request<T>(o: OpenAiEngineOptions, method: 'GET' | 'POST', path: string, body?: unknown, timeoutMs = o.timeoutMs ?? 600_000): Promise<T> {
   const url = o.baseUrl.replace(/\/+$/, '') + path;
   let res: Response;
   try {
     res = await fetch(url, {
       method, body: body === undefined ? undefined : JSON.stringify(body),
       headers: { 'content-type': 'application/json', ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}) },
-      signal: AbortSignal.timeout(o.timeoutMs ?? 600_000),
+      signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (err) {
     throw new Error(`${url}: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`);
