@@ -36,6 +36,18 @@ test('sampler.engine vllm: a missing interpreter and the tabular engine are refu
   }
 });
 
+test('marft train checks the algorithm\'s plan before it starts any engine: a refused sampler mismatch is its one line, not the missing vLLM interpreter\'s', async () => {
+  const dir = tempDir('vllm-config');
+  try {
+    const r = await runCli({ args: ['train', configFile, '--run-dir', join(dir, 'run'), '--no-progress', ...['sampler.engine=vllm', 'sampler.python=/nonexistent/python', 'actor.decoupled=false'].flatMap((s) => ['--set', s])] });
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /^marft train: actor\.decoupled: false with sampler\.engine: vllm leaves the sampler\/trainer mismatch of marft-action uncorrected/);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('sampler.engine vllm: one training step through buildRun samples on a vLLM server that marft starts', { skip, timeout: 600_000 }, async () => {
   const dir = tempDir('vllm-config');
   const config = await loadConfig(configFile, ['sampler.engine=vllm', 'sampler.tolerance=1e-4', 'sampler.maxLoras=2', 'train.steps=1', 'rollout.batchSize=8', 'actor.epochs=1', 'train.evalEvery=0']);

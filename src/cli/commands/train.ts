@@ -11,11 +11,11 @@ import type { MarftConfig } from '../../config/schema.ts';
 import { latestCheckpoint, writeFileAtomic } from '../../rl/checkpoint.ts';
 import { stderrNotice } from '../../rl/notice.ts';
 import { acquireRunLock, type RunLock } from '../../rl/run-lock.ts';
-import { assertTrainableModel, buildRun } from '../../run/setup.ts';
+import { assertTrainableModel, buildEngine, buildTask } from '../../run/setup.ts';
 import { SamplerMismatchError } from '../../engine/vllm/consistency.ts';
 import type { SamplingEngine } from '../../engine/types.ts';
 import { openTeacher } from '../../run/teacher.ts';
-import { train } from '../../rl/trainer.ts';
+import { planFor, train } from '../../rl/trainer.ts';
 
 export const summary = 'train a multi-agent system with MARFT, a baseline or MAS-OPD (CONFIG --run-dir DIR, or --resume DIR)';
 
@@ -102,7 +102,11 @@ export async function run(args: string[]): Promise<number> {
       if (await latestCheckpoint(runDir)) throw new UserError(`${runDir} already holds a run with checkpoints; continue it with --resume ${dir} or choose a new --run-dir`);
       await writeFileAtomic(join(runDir, 'config.json'), JSON.stringify(config, null, 2));
     }
-    const { engine, bundle } = await buildRun(config, runDir);
+    const bundle = await buildTask(config);
+    // The algorithm's plan is checked before any engine starts (a torch worker, a vLLM server): a
+    // configuration it refuses fails in its one line without waiting for them.
+    planFor(config, bundle.task);
+    const engine = await buildEngine(config, bundle, runDir);
     // Disposed on failure too: an engine's processes (the torch worker, a vLLM server) would
     // otherwise keep marft from exiting after its one-line error.
     let teacher: SamplingEngine | undefined;
