@@ -22,6 +22,7 @@ import type { Engine, SamplingEngine } from '../engine/types.ts';
 import { openEngine, openSamplingEngine, SERVED_ENGINE_KINDS, ServedModelChoiceError, type EngineSpec, type SamplingEngineSpec, type ServedEngineKind } from '../engine/index.ts';
 import { SamplerMismatchError } from '../engine/vllm/consistency.ts';
 import { defaultVllmPython } from '../engine/vllm/server.ts';
+import type { TorchEngineOptions } from '../engine/torch/engine.ts';
 import type { MarftConfig } from '../config/schema.ts';
 import { ConfigError } from '../config/schema-dsl.ts';
 import { tempPath } from '../rl/atomic-write.ts';
@@ -65,20 +66,25 @@ async function saveBaseAtomic(engine: Engine, dir: string): Promise<void> {
   }
 }
 
+/** The weights' dtype that model.precision names, for the torch worker and a vLLM server. */
+export const weightDtype = (model: MarftConfig['model']): 'bfloat16' | 'float32' => (model.precision === 'bf16' ? 'bfloat16' : 'float32');
+
+/** The torch engine's options on this machine from model.* (device, processes, threads, precision): the students' and a torch teacher's. */
+export function localTorchOptions(model: MarftConfig['model']): TorchEngineOptions {
+  return { device: model.device, nprocPerNode: model.processes, threads: model.threads, dtype: weightDtype(model) };
+}
+
 /** The engine `model.engine` names, over the Hugging Face model folder `dir`; with sampler.engine vllm, wrapped so that vLLM samples. */
 function modelSpec(config: MarftConfig, dir: string): EngineSpec {
   const model = config.model;
   const trainer: Extract<EngineSpec, { kind: 'embedded' | 'torch' }> = model.engine !== 'torch' ? { kind: 'embedded', modelDir: dir } : {
     kind: 'torch', modelDir: dir,
-    options: {
-      device: model.device, nprocPerNode: model.processes, threads: model.threads, dtype: model.precision === 'bf16' ? 'bfloat16' : 'float32',
-      ...(model.nodes > 1 ? { nnodes: model.nodes, rdzvEndpoint: model.rendezvous } : {}),
-    },
+    options: { ...localTorchOptions(model), ...(model.nodes > 1 ? { nnodes: model.nodes, rdzvEndpoint: model.rendezvous } : {}) },
   };
   if (config.sampler.engine !== 'vllm') return trainer;
   return {
     kind: 'vllm', trainer,
-    server: { python: config.sampler.python || defaultVllmPython(), maxLoraRank: config.policy.loraRank, maxLoras: config.sampler.maxLoras, dtype: model.precision === 'bf16' ? 'bfloat16' : 'float32' },
+    server: { python: config.sampler.python || defaultVllmPython(), maxLoraRank: config.policy.loraRank, maxLoras: config.sampler.maxLoras, dtype: weightDtype(model) },
     check: { tolerance: config.sampler.tolerance, toleranceKey: 'sampler.tolerance' },
   };
 }
@@ -156,7 +162,7 @@ function servedSpec(config: MarftConfig, kind: ServedEngineKind): SamplingEngine
   const model = config.model;
   if (!model.path) throw new ConfigError(`model.path: model.engine ${kind} needs the served model's Hugging Face folder (its tokenizer and config.json give what the server does not report)`);
   if (!existsSync(join(model.path, 'config.json'))) throw new ConfigError(`model.path: ${model.path} holds no config.json (a Hugging Face model folder is expected)`);
-  if (kind === 'vllm') return { kind: 'vllm-serve', modelDir: model.path, server: { python: config.sampler.python || defaultVllmPython(), dtype: model.precision === 'bf16' ? 'bfloat16' : 'float32' } };
+  if (kind === 'vllm') return { kind: 'vllm-serve', modelDir: model.path, server: { python: config.sampler.python || defaultVllmPython(), dtype: weightDtype(model) } };
   if (!model.url) throw new ConfigError('model.url: model.engine openai needs the server\'s OpenAI API root, e.g. http://127.0.0.1:8000/v1');
   return { kind: 'openai', baseUrl: model.url, model: model.servedModel, modelDir: model.path };
 }

@@ -14,6 +14,7 @@ import { ConfigError } from '../config/schema-dsl.ts';
 import { openSamplingEngine, ServedModelChoiceError, type SamplingEngineSpec } from '../engine/index.ts';
 import type { SamplingEngine } from '../engine/types.ts';
 import { defaultVllmPython } from '../engine/vllm/server.ts';
+import { localTorchOptions, weightDtype } from './setup.ts';
 import { distillationOf } from '../opd/distillable-task.ts';
 import { assertSameTokenizer } from '../opd/tokenizer-match.ts';
 import type { Task } from '../rl/task.ts';
@@ -22,7 +23,6 @@ import type { Tokenizer } from '../tokenizer/types.ts';
 
 function teacherSpec(config: MarftConfig, vocabSize: number): SamplingEngineSpec {
   const { teacher, model } = config;
-  const dtype = model.precision === 'bf16' ? 'bfloat16' : 'float32';
   // Exhaustive (no default): an engine kind added to model.engine must be given its teacher here.
   switch (teacher.engine) {
     case 'tabular':
@@ -32,10 +32,10 @@ function teacherSpec(config: MarftConfig, vocabSize: number): SamplingEngineSpec
     case 'torch':
       return {
         kind: 'torch', modelDir: teacher.path,
-        options: { device: model.device, nprocPerNode: model.processes, threads: model.threads, dtype },
+        options: localTorchOptions(model),
       };
     case 'vllm':
-      return { kind: 'vllm-serve', modelDir: teacher.path, server: { python: config.sampler.python || defaultVllmPython(), dtype } };
+      return { kind: 'vllm-serve', modelDir: teacher.path, server: { python: config.sampler.python || defaultVllmPython(), dtype: weightDtype(model) } };
     case 'openai':
       return { kind: 'openai', baseUrl: teacher.url, model: teacher.servedModel, modelDir: teacher.path };
   }
