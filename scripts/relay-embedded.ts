@@ -16,8 +16,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../src/config/load.ts';
-import { evaluatePolicies } from '../src/rl/evaluate.ts';
-import { train } from '../src/rl/trainer.ts';
+import { evaluatePolicies } from '../src/train/evaluate.ts';
+import { train } from '../src/train/loop.ts';
 import { relayGame, relayTokens } from '../src/tasks/toy/relay-game.ts';
 
 const AGENTS = 3;

@@ -3,21 +3,21 @@
 //   policies     which adapter acts for (and learns from the samples of) which agent
 //   critics      which critic values which agent's state, or null: no critic at all
 //   reward       where rewards enter the credit chain
-//   advantage    the advantage estimator, by name (src/rl/estimators/index.ts)
-//   policyLoss   the policy objective, by name (src/rl/losses/policy-objectives.ts)
+//   advantage    the advantage estimator, by name (src/train/credit/index.ts)
+//   policyLoss   the policy objective, by name (src/train/losses/policy-objectives.ts)
 //   level        whether the objective's unit is an agent action or a generated token
 // plus the knobs an algorithm's authors fix (batch whitening, running reward scale, KL term).
-// The loop in src/rl/trainer.ts runs them all; docs/algorithms.md describes each algorithm.
+// The loop in src/train/loop.ts runs them all; docs/algorithms.md describes each algorithm.
 import type { MarftConfig } from '../config/schema.ts';
-import type { AdvantageEstimatorName } from '../rl/estimators/index.ts';
-import type { PolicyLossName } from '../rl/losses/policy-objectives.ts';
-import type { RewardScheme, Task } from '../rl/task.ts';
+import type { AdvantageEstimatorName } from '../train/credit/index.ts';
+import type { PolicyLossName } from '../train/losses/policy-objectives.ts';
+import type { RewardScheme, Task } from '../train/task.ts';
 
 export type CreditLevel = 'action' | 'token';
 
 export interface AlgorithmPlan {
   /**
-   * Which step function of src/rl/trainer.ts trains it: 'rl' (absent: rollout, credit assignment,
+   * Which step function of src/train/loop.ts trains it: 'rl' (absent: rollout, credit assignment,
    * policy objective, as every field below describes) or 'mas-opd' (distillation from a teacher,
    * src/opd/: only policies and critics (null) are read; the method's settings are the `opd` keys).
    */
@@ -25,7 +25,7 @@ export interface AlgorithmPlan {
   /**
    * independent: every episode stands alone (rollout.rolloutsPerPrompt may still repeat problems);
    * group: the rollout.rolloutsPerPrompt episodes of one problem in one step form an EpisodeGroup
-   * (src/rl/episode-groups.ts) that the estimator compares them within (at least 2 are required);
+   * (src/train/episode-groups.ts) that the estimator compares them within (at least 2 are required);
    * tree: one tree per problem (src/workflow/tree-sampling.ts): K = rollout.rolloutsPerPrompt
    * candidate actions per agent per turn from identical copies of the state, the best executed, all
    * trained on (Episode.candidates); the task must offer it (Task.treeSampling).
@@ -50,9 +50,9 @@ export interface AlgorithmPlan {
   reward: 'step-end' | 'broadcast' | 'outcome';
   /** What the critic reads: the joint state of the step (centralised) or the acting agent's own prompt. */
   criticInput: 'joint' | 'own';
-  /** Advantage estimator (src/rl/estimators/index.ts). */
+  /** Advantage estimator (src/train/credit/index.ts). */
   advantage: AdvantageEstimatorName;
-  /** Policy objective (src/rl/losses/policy-objectives.ts). */
+  /** Policy objective (src/train/losses/policy-objectives.ts). */
   policyLoss: PolicyLossName;
   /** Divide credited rewards by the running return deviation (advantage.normaliseRewards for MARFT and IPPO). */
   scaleRewards: boolean;

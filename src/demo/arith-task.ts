@@ -1,4 +1,4 @@
-// The demo's task for the MARFT trainer (src/rl/task.ts): two-step arithmetic solved by the
+// The demo's task for the MARFT trainer (src/train/task.ts): two-step arithmetic solved by the
 // Planner → Solver workflow, run by the Flex-MG runtime. Registered as "arith-duo"
 // (src/run/task-registry.ts), so a training configuration can name it too
 // (task: {name: arith-duo, options: {...}}).
@@ -10,8 +10,8 @@
 //   pretrainSteps  when the configuration names no model, the task pretrains one (default 1200)
 import { createEngine } from '../engine/index.ts';
 import type { Engine } from '../engine/types.ts';
-import { deriveSeed, Rng } from '../rng.ts';
-import { type EvalRequest, type RolloutRequest, type Sampling, type Task, type TaskBundle } from '../rl/task.ts';
+import { deriveSeed, Rng } from '../core/rng.ts';
+import { type EvalRequest, type RolloutRequest, type Sampling, type Task, type TaskBundle } from '../train/task.ts';
 import { engineSampler, rollout, type ActionSampler, type Episode } from '../workflow/index.ts';
 import { ArithEnv } from './arith-env.ts';
 import { DUO_AGENT_NAMES, type DuoAgentName, duoWorkflow } from './duo-workflow.ts';

@@ -4,7 +4,7 @@
 import type { ScoreRequest } from '../engine/types.ts';
 import type { CharTokenizer } from '../tokenizer/index.ts';
 import { plannerPrompt, solverPrompt } from './duo-prompts.ts';
-import type { Rng } from '../rng.ts';
+import type { Rng } from '../core/rng.ts';
 import type { Problem } from './task.ts';
 import { type TeacherNoise, teacherTranscript } from './teacher.ts';
 

@@ -3,10 +3,10 @@
 // forward(base) → per-token log-probs; loss = −mean log-prob, so dL/dlogprob = −1/N per scored
 // token; backward; AdamW on the base.
 import type { Engine } from '../engine/types.ts';
-import { learningRate } from '../rl/schedules.ts';
+import { learningRate } from '../train/schedules.ts';
 import type { CharTokenizer } from '../tokenizer/index.ts';
 import { transcriptBatch } from './corpus.ts';
-import { Rng } from '../rng.ts';
+import { Rng } from '../core/rng.ts';
 import type { Problem } from './task.ts';
 import type { TeacherNoise } from './teacher.ts';
 

@@ -1,6 +1,6 @@
 // The demo, top to bottom: build a tiny model and pretrain it on an imperfect teacher's
 // transcripts; score the untrained Planner → Solver team on held-out problems; train both agents'
-// adapters with MARFT (the project's trainer, src/rl/trainer.ts, on the Flex-MG workflow of
+// adapters with MARFT (the project's trainer, src/train/loop.ts, on the Flex-MG workflow of
 // ./duo-workflow.ts); score again. With `ablation`, two more teams get the same budget with only
 // the Planner or only the Solver trained. Everything lands in the run directory:
 //   model/                         the pretrained base (Hugging Face folder with its tokenizer)
@@ -14,7 +14,7 @@ import { loadEngine } from '../engine/index.ts';
 import type { Engine } from '../engine/types.ts';
 import { parseConfig } from '../config/load.ts';
 import type { MarftConfig } from '../config/schema.ts';
-import { train } from '../rl/trainer.ts';
+import { train } from '../train/loop.ts';
 import { ArithDuoTask, buildPretrainedEngine } from './arith-task.ts';
 import { DEFAULT_PRETRAIN } from './pretrain.ts';
 import { DUO_AGENT_NAMES, type DuoAgentName, MAX_SOLUTION_TOKENS } from './duo-workflow.ts';

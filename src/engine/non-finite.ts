@@ -1,6 +1,6 @@
 // Parameters that are not finite (NaN, ±Infinity): the error an engine's save path throws rather
 // than write them, and the scan it uses. It lives with the engines so that an engine reports it
-// without importing the trainer; the trainer's checks (src/rl/finite-guard.ts) throw the same error,
+// without importing the trainer; the trainer's checks (src/runs/finite-guard.ts) throw the same error,
 // so a run tells a diverged state apart from any other failure whichever side found it.
 
 /** Parameters that are not finite: thrown by engines' save paths and by the checkpoint scan. */

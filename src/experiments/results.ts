@@ -8,7 +8,7 @@ export interface ExperimentResult {
   row: string;
   seed: number;
   column: string;
-  /** Mean of the per-eval-seed averages (src/rl/evaluate.ts). */
+  /** Mean of the per-eval-seed averages (src/train/evaluate.ts). */
   score: number;
   perSeed: number[];
   problems: number;

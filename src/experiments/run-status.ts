@@ -3,9 +3,9 @@
 import { existsSync } from 'node:fs';
 import { ExperimentError } from './experiment-error.ts';
 import type { MarftConfig } from '../config/schema.ts';
-import { latestCheckpoint, readCheckpointState } from '../rl/checkpoint.ts';
-import { configDifferences } from '../rl/config-change.ts';
-import type { Notice } from '../rl/notice.ts';
+import { latestCheckpoint, readCheckpointState } from '../runs/checkpoint.ts';
+import { configDifferences } from '../runs/config-change.ts';
+import type { Notice } from '../core/notice.ts';
 
 export type RunStatus =
   | { kind: 'new' }

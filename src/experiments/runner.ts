@@ -6,9 +6,9 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { MarftConfig } from '../config/schema.ts';
-import { writeFileAtomic } from '../rl/checkpoint.ts';
-import { stderrNotice, type Notice } from '../rl/notice.ts';
-import { acquireRunLock } from '../rl/run-lock.ts';
+import { writeFileAtomic } from '../runs/checkpoint.ts';
+import { stderrNotice, type Notice } from '../core/notice.ts';
+import { acquireRunLock } from '../runs/run-lock.ts';
 import { evaluationSets, loadFor, trainingSets, type Experiment, type ExperimentRow } from './experiment-file.ts';
 import { runMarft } from './marft-child.ts';
 import { appendResult, readResults, resultKey, type ExperimentResult } from './results.ts';

@@ -2,7 +2,7 @@
 // whose agents carry roles (one student adapter per role), fresh training environments per step, the
 // PAC rules, and the students' tokenizer (the teacher's must match it). The interface belongs to the
 // layer that calls it, as the Task interface belongs to rl: tasks import it from here.
-import type { Task } from '../rl/task.ts';
+import type { Task } from '../train/task.ts';
 import type { Tokenizer } from '../tokenizer/types.ts';
 import type { OpdTask } from './opd-train.ts';
 

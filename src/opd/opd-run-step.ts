@@ -1,4 +1,4 @@
-// MAS-OPD as a step function of the shared training loop (src/rl/trainer.ts, algorithm: mas-opd), so
+// MAS-OPD as a step function of the shared training loop (src/train/loop.ts, algorithm: mas-opd), so
 // `marft train` gives it the run lock, config.json, metrics.jsonl, checkpoints (adapters, optimiser
 // state, trainer state), exact resume and the divergence guards of every other algorithm. The step
 // is trainOpd's (./opd-train.ts), unchanged: rollout with the current students (sampling seed from
@@ -7,10 +7,10 @@
 // addition is that each step's learning rate follows actor.optim's schedule (constant with no warmup
 // is the paper's, and trainOpd's).
 import { ConfigError } from '../config/schema-dsl.ts';
-import { deriveSeed } from '../rng.ts';
-import type { StepMetrics } from '../rl/metrics.ts';
-import { learningRate } from '../rl/schedules.ts';
-import type { StepKind } from '../rl/step-function.ts';
+import { deriveSeed } from '../core/rng.ts';
+import type { StepMetrics } from '../runs/metrics-log.ts';
+import { learningRate } from '../train/schedules.ts';
+import type { StepKind } from '../train/step-function.ts';
 import { withPolicies } from '../workflow/index.ts';
 import { opdSettingsOf } from './config-settings.ts';
 import { distillationOf } from './distillable-task.ts';

@@ -7,9 +7,9 @@
 // Everything goes through the engine interface: the teacher is a SamplingEngine that only scores
 // (its `score`: an embedded, torch or tabular engine, or a served model, src/run/teacher.ts).
 import type { Engine, SamplingEngine, ScoreRequest } from '../engine/types.ts';
-import { deriveSeed, mulberry32 } from '../rng.ts';
-import { microBatches } from '../rl/train-batch.ts';
-import type { StepMetrics } from '../rl/metrics.ts';
+import { deriveSeed, mulberry32 } from '../core/rng.ts';
+import { microBatches } from '../core/batching.ts';
+import type { StepMetrics } from '../runs/metrics-log.ts';
 import type { ChatMessage, Tokenizer } from '../tokenizer/types.ts';
 import type { Episode } from '../workflow/trajectory.ts';
 import { opdAdvantages } from './advantages.ts';

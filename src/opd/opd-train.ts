@@ -6,8 +6,8 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Engine, SamplingEngine } from '../engine/types.ts';
-import { MetricsLog, type StepMetrics } from '../rl/metrics.ts';
-import { deriveSeed } from '../rng.ts';
+import { MetricsLog, type StepMetrics } from '../runs/metrics-log.ts';
+import { deriveSeed } from '../core/rng.ts';
 import type { Tokenizer } from '../tokenizer/types.ts';
 import { engineSampler, rollout, withPolicies, type Episode, type TaskEnv, type Workflow } from '../workflow/index.ts';
 import { opdUpdate, type OpdStepContext } from './opd-step.ts';

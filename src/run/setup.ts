@@ -25,11 +25,11 @@ import { defaultVllmPython } from '../engine/vllm/server.ts';
 import type { TorchEngineOptions } from '../engine/torch/engine.ts';
 import type { MarftConfig } from '../config/schema.ts';
 import { ConfigError } from '../config/schema-dsl.ts';
-import { tempPath } from '../rl/atomic-write.ts';
-import { removeLeftovers } from '../rl/leftovers.ts';
-import { manifestProblem, writeManifest } from '../rl/manifest.ts';
-import { stderrNotice, type Notice } from '../rl/notice.ts';
-import type { TaskBundle } from '../rl/task.ts';
+import { tempPath } from '../runs/atomic-write.ts';
+import { removeLeftovers } from '../runs/leftovers.ts';
+import { manifestProblem, writeManifest } from '../runs/manifest.ts';
+import { stderrNotice, type Notice } from '../core/notice.ts';
+import type { TaskBundle } from '../train/task.ts';
 import { registeredTasks, taskFactory } from './task-registry.ts';
 
 export interface RunObjects {

@@ -1,5 +1,5 @@
 // Every task a configuration can name, in one place: `task.name` → the factory that turns
-// `task.options` into a TaskBundle (src/rl/task.ts). Adding a task is one line here; no task file
+// `task.options` into a TaskBundle (src/train/task.ts). Adding a task is one line here; no task file
 // registers itself when imported, so what `marft train`, `marft eval` and `marft demo` accept is the
 // same list whichever modules happened to load first.
 //
@@ -7,7 +7,7 @@
 // the toy tasks) and src/demo (arith-duo, built from the demo's workflow, environment and model).
 // The trainer (src/rl) drives a Task and knows no names.
 import { arithDuo } from '../demo/arith-task.ts';
-import type { TaskFactory } from '../rl/task.ts';
+import type { TaskFactory } from '../train/task.ts';
 import { bandit } from '../tasks/toy/bandit.ts';
 import { coordinationGame } from '../tasks/toy/coordination-game.ts';
 import { relayGame } from '../tasks/toy/relay-game.ts';

@@ -17,7 +17,7 @@ import { defaultVllmPython } from '../engine/vllm/server.ts';
 import { localTorchOptions, weightDtype } from './setup.ts';
 import { distillationOf } from '../opd/distillable-task.ts';
 import { assertSameTokenizer } from '../opd/tokenizer-match.ts';
-import type { Task } from '../rl/task.ts';
+import type { Task } from '../train/task.ts';
 import { loadTokenizer } from '../tokenizer/index.ts';
 import type { Tokenizer } from '../tokenizer/types.ts';
 

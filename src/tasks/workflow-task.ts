@@ -1,4 +1,4 @@
-// A trainer Task (src/rl/task.ts) built from real pieces: a dataset of src/env/datasets, a built-in
+// A trainer Task (src/train/task.ts) built from real pieces: a dataset of src/env/datasets, a built-in
 // Flex-MG workflow (src/workflow/builtin), the maths or code environment (src/env) with its
 // verifier or sandbox, and the model's tokenizer. Registered as "workflow" (src/run/task-registry.ts).
 //
@@ -19,9 +19,9 @@
 import type { Engine, SamplingEngine } from '../engine/types.ts';
 import { envFactory, roleRewardWeights, DEFAULT_ROLE_REWARD_WEIGHTS, type EnvOptions, type ProgramRunner, type RoleRewardWeights } from '../env/index.ts';
 import type { Problem } from '../env/datasets/index.ts';
-import { deriveSeed } from '../rng.ts';
-import { tagGroups } from '../rl/episode-groups.ts';
-import type { EvalRequest, RewardScheme, RolloutRequest, Sampling, TaskBundle, TaskContext } from '../rl/task.ts';
+import { deriveSeed } from '../core/rng.ts';
+import { tagGroups } from '../train/episode-groups.ts';
+import type { EvalRequest, RewardScheme, RolloutRequest, Sampling, TaskBundle, TaskContext } from '../train/task.ts';
 import type { DistillableTask, DistillationSource } from '../opd/distillable-task.ts';
 import { mathAttributor } from '../opd/math-attributor.ts';
 import { codeAttributor } from '../opd/code-attributor.ts';

@@ -11,7 +11,7 @@
 // plus every agent's role-local reward. Each action of the tree is kept (Episode.candidates, with
 // `joint`: node, sample, child node, team credit); Episode.actions is the path of the best joint
 // sample of every node from the root, whose steps and score the metrics report.
-import { deriveSeed } from '../rng.ts';
+import { deriveSeed } from '../core/rng.ts';
 import type { TaskEnv } from './env-api.ts';
 import { EpisodeState } from './episode-state.ts';
 import { WorkflowError } from './errors.ts';

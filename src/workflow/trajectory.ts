@@ -79,7 +79,7 @@ export interface Episode {
   /**
    * The sampling group: every episode the task drew for one problem in one training step carries
    * the same key (set by the task where it repeats the problem rolloutsPerPrompt times), so
-   * group-relative estimators compare exactly those (src/rl/episode-groups.ts). problemId alone
+   * group-relative estimators compare exactly those (src/train/episode-groups.ts). problemId alone
    * cannot serve: a step may draw the same problem twice, as two groups.
    */
   group?: string;

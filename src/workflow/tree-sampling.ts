@@ -16,7 +16,7 @@
 // (a Monte Carlo estimate); a candidate of the step's last level is scored exactly. Agents of one
 // level never see each other, so the chosen candidates of a level combine into a consistent round.
 import type { SampleResult } from '../engine/types.ts';
-import { deriveSeed } from '../rng.ts';
+import { deriveSeed } from '../core/rng.ts';
 import type { TaskEnv } from './env-api.ts';
 import { EpisodeState } from './episode-state.ts';
 import { WorkflowError } from './errors.ts';

@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../../src/config/load.ts';
 import { TabularEngine } from '../../src/engine/tabular/engine.ts';
-import { tagGroups } from '../../src/rl/episode-groups.ts';
-import type { Task } from '../../src/rl/task.ts';
-import { train } from '../../src/rl/trainer.ts';
+import { tagGroups } from '../../src/train/episode-groups.ts';
+import type { Task } from '../../src/train/task.ts';
+import { train } from '../../src/train/loop.ts';
 import { CharTokenizer } from '../../src/tokenizer/index.ts';
 import { engineSampler, rollout, sequentialGraph, treeRollout, withPolicies, type StepInput, type StepOutcome, type TaskEnv, type Workflow } from '../../src/workflow/index.ts';
 

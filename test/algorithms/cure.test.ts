@@ -10,13 +10,13 @@ import { fileURLToPath } from 'node:url';
 import { cureGroupRewards, cureTestReward } from '../../src/env/cure-rewards.ts';
 import type { ProgramRunner } from '../../src/env/program-runner.ts';
 import type { CodeProblem } from '../../src/env/datasets/index.ts';
-import { groupRelativeAdvantages } from '../../src/rl/batch-normalisation.ts';
+import { groupRelativeAdvantages } from '../../src/core/statistics.ts';
 import { createWorkflowTask, taskCharTokenizer, type WorkflowTask } from '../../src/tasks/index.ts';
 import { ScriptedSampler } from '../../src/workflow/index.ts';
 import type { Engine } from '../../src/engine/types.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { buildRun } from '../../src/run/setup.ts';
-import { train } from '../../src/rl/trainer.ts';
+import { train } from '../../src/train/loop.ts';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const long = process.env.MARFT_LONG_TESTS === '0';

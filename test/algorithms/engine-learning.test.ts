@@ -10,13 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../../src/config/load.ts';
 import type { Engine } from '../../src/engine/types.ts';
-import { isTimingKey } from '../../src/rl/metrics.ts';
-import { basePolicies, evaluatePolicies } from '../../src/rl/evaluate.ts';
+import { isTimingKey } from '../../src/runs/metrics-log.ts';
+import { basePolicies, evaluatePolicies } from '../../src/train/evaluate.ts';
 import { coordinationGame } from '../../src/tasks/toy/coordination-game.ts';
 import { bandit } from '../../src/tasks/toy/bandit.ts';
 import { toyDecoder } from '../../src/tasks/toy/toy-decoder.ts';
-import { train } from '../../src/rl/trainer.ts';
-import type { TaskBundle } from '../../src/rl/task.ts';
+import { train } from '../../src/train/loop.ts';
+import type { TaskBundle } from '../../src/train/task.ts';
 
 const long = process.env.MARFT_LONG_TESTS !== '0';
 const skip = !long && 'MARFT_LONG_TESTS=0';

@@ -10,10 +10,10 @@ import { ALGORITHM_REGISTRY } from '../../src/algorithms/index.ts';
 import { ALGORITHMS } from '../../src/config/choices.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import { TabularEngine } from '../../src/engine/tabular/engine.ts';
-import { basePolicies, evaluatePolicies } from '../../src/rl/evaluate.ts';
+import { basePolicies, evaluatePolicies } from '../../src/train/evaluate.ts';
 import { coordinationGame } from '../../src/tasks/toy/coordination-game.ts';
 import { bandit } from '../../src/tasks/toy/bandit.ts';
-import { checkPlan, planFor, train } from '../../src/rl/trainer.ts';
+import { checkPlan, planFor, train } from '../../src/train/loop.ts';
 
 async function run(algorithm: 'grpo' | 'magrpo', which: 'bandit' | 'coordination', steps: number) {
   const config = parseConfig({

@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../../src/config/load.ts';
 import { TabularEngine } from '../../src/engine/tabular/engine.ts';
-import { train } from '../../src/rl/trainer.ts';
+import { train } from '../../src/train/loop.ts';
 import { relayGame } from '../../src/tasks/toy/relay-game.ts';
-import type { StepMetrics } from '../../src/rl/metrics.ts';
+import type { StepMetrics } from '../../src/runs/metrics-log.ts';
 
 const long = process.env.MARFT_LONG_TESTS !== '0';
 const skip = !long && 'MARFT_LONG_TESTS=0';

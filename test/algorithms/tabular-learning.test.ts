@@ -6,11 +6,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../../src/config/load.ts';
-import { basePolicies, evaluatePolicies } from '../../src/rl/evaluate.ts';
+import { basePolicies, evaluatePolicies } from '../../src/train/evaluate.ts';
 import { TabularEngine } from '../../src/engine/tabular/engine.ts';
 import { coordinationGame } from '../../src/tasks/toy/coordination-game.ts';
 import { bandit } from '../../src/tasks/toy/bandit.ts';
-import { train } from '../../src/rl/trainer.ts';
+import { train } from '../../src/train/loop.ts';
 
 async function run(overrides: Record<string, unknown>, taskOptions: Record<string, unknown>, steps: number, which: 'coordination' | 'bandit' = 'coordination') {
   const config = parseConfig({

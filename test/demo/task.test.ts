@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { ScriptedSampler } from '../../src/workflow/index.ts';
 import { playDuo } from '../../src/demo/arith-task.ts';
 import { transcriptBatch } from '../../src/demo/corpus.ts';
-import { Rng } from '../../src/rng.ts';
+import { Rng } from '../../src/core/rng.ts';
 import { allProblems, correctReduction, evaluatePlan, extractAnswer, isRightPlan, makeProblem, parsePlan, partialResults, rewrittenValue, splitProblems, stepOf } from '../../src/demo/task.ts';
 import { teacherTranscript } from '../../src/demo/teacher.ts';
 import { DEMO_ALPHABET, demoTokenizer } from '../../src/demo/vocab.ts';

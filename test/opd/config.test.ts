@@ -13,8 +13,8 @@ import { opdSettingsOf } from '../../src/opd/config-settings.ts';
 import { configuredConditions } from '../../src/opd/opd-run-step.ts';
 import { DEFAULT_ROLE_CONDITIONS, contrastRole } from '../../src/opd/role-conditions.ts';
 import { PAPER_OPD_SETTINGS } from '../../src/opd/settings.ts';
-import { learningRate } from '../../src/rl/schedules.ts';
-import { planFor } from '../../src/rl/trainer.ts';
+import { learningRate } from '../../src/train/schedules.ts';
+import { planFor } from '../../src/train/loop.ts';
 import { createWorkflowTask } from '../../src/tasks/index.ts';
 
 const paper = new URL('../../examples/mas-opd-paper.yaml', import.meta.url).pathname;

@@ -10,7 +10,7 @@ import { mathAnswersEqual } from '../../src/verify/math/index.ts';
 import { createEngine } from '../../src/engine/index.ts';
 import { tinyModelConfig } from '../../src/tasks/tiny-model.ts';
 import { CharTokenizer, DEFAULT_ALPHABET } from '../../src/tokenizer/index.ts';
-import type { RolloutRequest } from '../../src/rl/task.ts';
+import type { RolloutRequest } from '../../src/train/task.ts';
 
 test('GSM8K Duo on the embedded engine: rewards are the verifier on the sampled text; reproducible from (seed, step)', { timeout: 120_000 }, async () => {
   const bundle = workflowTask({ dataset: 'gsm8k', workflow: 'duo', maxProblemTokens: 200, hiddenSize: 32 });

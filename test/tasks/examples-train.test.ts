@@ -11,9 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config/load.ts';
 import { buildRun } from '../../src/run/setup.ts';
 import { EmbeddedEngine } from '../../src/engine/embedded/engine.ts';
-import { train } from '../../src/rl/trainer.ts';
-import { evaluatePolicies } from '../../src/rl/evaluate.ts';
-import { MetricsLog } from '../../src/rl/metrics.ts';
+import { train } from '../../src/train/loop.ts';
+import { evaluatePolicies } from '../../src/train/evaluate.ts';
+import { MetricsLog } from '../../src/runs/metrics-log.ts';
 import { loadDataset } from '../../src/env/datasets/index.ts';
 import type { WorkflowTask } from '../../src/tasks/index.ts';
 

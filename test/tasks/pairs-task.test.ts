@@ -9,7 +9,7 @@ import type { CodeProblem, MathProblem, Problem } from '../../src/env/datasets/i
 import { taskCharTokenizer } from '../../src/tasks/index.ts';
 import { ScriptedSampler } from '../../src/workflow/index.ts';
 import type { Engine } from '../../src/engine/types.ts';
-import type { RolloutRequest } from '../../src/rl/task.ts';
+import type { RolloutRequest } from '../../src/train/task.ts';
 
 const tok = taskCharTokenizer();
 const fakeEngine = { config: { vocabSize: tok.vocabSize }, info: { vocabSize: tok.vocabSize } } as unknown as Engine;

@@ -12,7 +12,7 @@ import { mathAnswersEqual } from '../../src/verify/math/index.ts';
 import { taskCharTokenizer } from '../../src/tasks/index.ts';
 import { ScriptedSampler, type Script } from '../../src/workflow/index.ts';
 import type { Engine } from '../../src/engine/types.ts';
-import type { RolloutRequest, Sampling } from '../../src/rl/task.ts';
+import type { RolloutRequest, Sampling } from '../../src/train/task.ts';
 
 const tok = taskCharTokenizer();
 const SAMPLING: Sampling = { temperature: 1, topP: 1, topK: 0, maxNewTokens: 4000 };

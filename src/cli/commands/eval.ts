@@ -7,12 +7,12 @@ import { UserError } from '../errors.ts';
 import { loadConfig } from '../../config/load.ts';
 import { ConfigError } from '../../config/schema-dsl.ts';
 import { TaskOptionError } from '../../tasks/options.ts';
-import { latestCheckpoint, loadCheckpoint, readCheckpointState } from '../../rl/checkpoint.ts';
-import { configDifferences, fixedReason } from '../../rl/config-change.ts';
+import { latestCheckpoint, loadCheckpoint, readCheckpointState } from '../../runs/checkpoint.ts';
+import { configDifferences, fixedReason } from '../../runs/config-change.ts';
 import type { MarftConfig } from '../../config/schema.ts';
-import { basePolicies, evaluatePolicies } from '../../rl/evaluate.ts';
+import { basePolicies, evaluatePolicies } from '../../train/evaluate.ts';
 import { buildRun, buildSamplingModel, buildTask } from '../../run/setup.ts';
-import { planFor } from '../../rl/trainer.ts';
+import { planFor } from '../../train/loop.ts';
 
 export const summary = 'score a checkpoint, or the untrained system, on held-out problems (CONFIG --checkpoint DIR [--base] | CONFIG --base)';
 

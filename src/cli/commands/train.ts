@@ -8,14 +8,14 @@ import { loadConfig } from '../../config/load.ts';
 import { ConfigError } from '../../config/schema-dsl.ts';
 import { TaskOptionError } from '../../tasks/options.ts';
 import type { MarftConfig } from '../../config/schema.ts';
-import { latestCheckpoint, writeFileAtomic } from '../../rl/checkpoint.ts';
-import { stderrNotice } from '../../rl/notice.ts';
-import { acquireRunLock, type RunLock } from '../../rl/run-lock.ts';
+import { latestCheckpoint, writeFileAtomic } from '../../runs/checkpoint.ts';
+import { stderrNotice } from '../../core/notice.ts';
+import { acquireRunLock, type RunLock } from '../../runs/run-lock.ts';
 import { assertTrainableModel, buildEngine, buildTask } from '../../run/setup.ts';
 import { SamplerMismatchError } from '../../engine/vllm/consistency.ts';
 import type { SamplingEngine } from '../../engine/types.ts';
 import { openTeacher } from '../../run/teacher.ts';
-import { planFor, train } from '../../rl/trainer.ts';
+import { planFor, train } from '../../train/loop.ts';
 
 export const summary = 'train a multi-agent system with MARFT, a baseline or MAS-OPD (CONFIG --run-dir DIR, or --resume DIR)';
 
@@ -44,7 +44,7 @@ async function readRunConfig(dir: string, sets: string[]): Promise<MarftConfig> 
   return loadConfig(file, sets);
 }
 
-/** The run folder's lock (src/rl/run-lock.ts); a folder that cannot hold one (read-only) is one line. */
+/** The run folder's lock (src/runs/run-lock.ts); a folder that cannot hold one (read-only) is one line. */
 async function lockRun(dir: string): Promise<RunLock> {
   try {
     return await acquireRunLock(dir, stderrNotice);

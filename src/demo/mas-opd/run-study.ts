@@ -17,7 +17,7 @@ import { opdRollout, trainOpd } from '../../opd/opd-train.ts';
 import { conditionText, DEFAULT_ROLE_CONDITIONS } from '../../opd/role-conditions.ts';
 import { PAPER_OPD_SETTINGS, type OpdSettings } from '../../opd/settings.ts';
 import { teacherMessages } from '../../opd/teacher-context.ts';
-import { deriveSeed, Rng } from '../../rng.ts';
+import { deriveSeed, Rng } from '../../core/rng.ts';
 import { type Workflow, withPolicies } from '../../workflow/index.ts';
 import { parameterCount } from '../model-config.ts';
 import { round4 } from '../report.ts';

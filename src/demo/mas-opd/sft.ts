@@ -2,7 +2,7 @@
 // cross-entropy on the replies, through the engine interface (the same steps as the demo's
 // pretraining loop, src/demo/pretrain.ts, which is tied to that demo's corpus).
 import type { Engine, ScoreRequest } from '../../engine/types.ts';
-import { learningRate } from '../../rl/schedules.ts';
+import { learningRate } from '../../train/schedules.ts';
 
 export interface SftConfig {
   steps: number;

@@ -16,7 +16,7 @@ import { conditionText, DEFAULT_ROLE_CONDITIONS } from '../../opd/role-condition
 import { MATH_CONCLUSIONS, mathAttribution, renderVerdict } from '../../opd/pac.ts';
 import { splitRoleLine } from '../../opd/teacher-context.ts';
 import { reasonerToolUser, type Workflow } from '../../workflow/index.ts';
-import { Rng } from '../../rng.ts';
+import { Rng } from '../../core/rng.ts';
 import { type Problem, type Reduction, SPLIT_SEED, allProblems, correctReduction, partialResults, rewritten, rewrittenValue, stepOf } from '../task.ts';
 import { fragments } from './phrase-tokenizer.ts';
 

@@ -17,7 +17,7 @@ import { conditionText, DEFAULT_ROLE_CONDITIONS } from '../../opd/role-condition
 import { teacherMessages } from '../../opd/teacher-context.ts';
 import type { ChatMessage, Tokenizer } from '../../tokenizer/types.ts';
 import type { TurnRecord, Workflow } from '../../workflow/index.ts';
-import type { Rng } from '../../rng.ts';
+import type { Rng } from '../../core/rng.ts';
 import { type Problem, type Reduction, correctReduction } from '../task.ts';
 import { HORIZON, finalValue, reasonerText, toolUserText } from './study-task.ts';
 

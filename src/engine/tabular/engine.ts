@@ -11,7 +11,7 @@ import type {
   ModelInfo, PolicyTarget, SampleParams, SampleResult, ScoreOptions, ScoreRequest, Target, Trainable, ValueHeadSpec,
 } from '../types.ts';
 import { firstNonFinite, NonFiniteStateError } from '../non-finite.ts';
-import { mulberry32, deriveSeed } from '../../rng.ts';
+import { mulberry32, deriveSeed } from '../../core/rng.ts';
 
 /** Parameters of one trainable: rows indexed by a context key, with gradients and Adam moments. */
 class Table {

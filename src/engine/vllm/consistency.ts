@@ -5,7 +5,7 @@
 // or wrongly read adapter, a server serving another base, or an unloaded name silently falling back,
 // before any episode is sampled from the wrong policy.
 import type { PolicyTarget, SamplingEngine, ScoreRequest } from '../types.ts';
-import { mulberry32 } from '../../rng.ts';
+import { mulberry32 } from '../../core/rng.ts';
 
 /** The check's fixed batch: `count` sequences of `length` token ids drawn from a seeded generator, scored from position 1. */
 export function consistencyBatch(vocabSize: number, count = 2, length = 16, seed = 1): ScoreRequest[] {

@@ -5,9 +5,9 @@
 // stream. With `model.engine: embedded` and no model.path, the task builds the toy decoder
 // (./toy-decoder.ts).
 import type { SamplingEngine } from '../../engine/types.ts';
-import { deriveSeed } from '../../rng.ts';
-import { tagGroups } from '../../rl/episode-groups.ts';
-import type { Sampling, Task, TaskBundle } from '../../rl/task.ts';
+import { deriveSeed } from '../../core/rng.ts';
+import { tagGroups } from '../../train/episode-groups.ts';
+import type { Sampling, Task, TaskBundle } from '../../train/task.ts';
 import { policyTarget } from '../../workflow/sampler.ts';
 import type { Episode } from '../../workflow/trajectory.ts';
 import { optionError, rejectUnknown, type Options } from '../options.ts';

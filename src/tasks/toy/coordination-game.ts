@@ -16,8 +16,8 @@
 // MAGRPO's advantage.jointActions: cross).
 // With `model.engine: embedded` and no model.path, the task builds the toy decoder (./toy-decoder.ts).
 import type { SamplingEngine } from '../../engine/types.ts';
-import { deriveSeed } from '../../rng.ts';
-import type { JointAction, Sampling, Task, TaskBundle } from '../../rl/task.ts';
+import { deriveSeed } from '../../core/rng.ts';
+import type { JointAction, Sampling, Task, TaskBundle } from '../../train/task.ts';
 import { policyTarget } from '../../workflow/sampler.ts';
 import type { Episode } from '../../workflow/trajectory.ts';
 import { boolOption, intOption, numberOption, oneOfOption, rejectUnknown, type Options } from '../options.ts';

@@ -26,9 +26,9 @@
 // has nothing to hold out), so an evaluation score measures the learned protocol, not
 // generalisation.
 import type { SamplingEngine } from '../../engine/types.ts';
-import { deriveSeed, mulberry32 } from '../../rng.ts';
+import { deriveSeed, mulberry32 } from '../../core/rng.ts';
 import { intOption, numberOption, oneOfOption, rejectUnknown, type Options } from '../options.ts';
-import type { Sampling, Task, TaskBundle } from '../../rl/task.ts';
+import type { Sampling, Task, TaskBundle } from '../../train/task.ts';
 import { policyTarget } from '../../workflow/sampler.ts';
 import type { ActionRecord, Episode } from '../../workflow/trajectory.ts';
 import { sampleParams, secretGame } from './token-play.ts';

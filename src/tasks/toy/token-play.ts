@@ -2,9 +2,9 @@
 // ActionRecord of a sampled reply (its text is the token ids, there being no tokenizer), and the
 // rollout and evaluation of a secret game (coordination-game, relay-game).
 import type { Engine, SamplingEngine } from '../../engine/types.ts';
-import { deriveSeed, mulberry32 } from '../../rng.ts';
-import { tagGroups } from '../../rl/episode-groups.ts';
-import type { EvalRequest, RolloutRequest, Sampling, Task } from '../../rl/task.ts';
+import { deriveSeed, mulberry32 } from '../../core/rng.ts';
+import { tagGroups } from '../../train/episode-groups.ts';
+import type { EvalRequest, RolloutRequest, Sampling, Task } from '../../train/task.ts';
 import type { ActionRecord, Episode } from '../../workflow/trajectory.ts';
 
 export function sampleParams(s: Sampling, maxNewTokens: number, seed: number) {

@@ -12,7 +12,7 @@ import { normalizeAnswer, textKey, decimalCommaVariant } from './normalize.ts';
 import { parseExpression, evaluate, evaluateComplex, type ParsedExpression } from './expression.ts';
 import { parseAnswer, isNameOnly, splitTopLevel, type Answer } from './structure.ts';
 // mulberry32: seeded, so that symbolic checks give the same verdict every run.
-import { mulberry32 } from '../../rng.ts';
+import { mulberry32 } from '../../core/rng.ts';
 
 export const NUMERIC_REL_TOL = 1e-4;
 export const EXACT_REL_TOL = 1e-9;

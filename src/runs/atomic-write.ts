@@ -1,0 +1,36 @@
+// Atomic writes: a file or folder is written under a temporary name that carries the writer's pid,
+// then renamed into place (a rename within one file system is atomic). A kill -9 therefore leaves
+// either the old content or the new, plus at worst a temporary that src/runs/leftovers.ts removes once
+// its writer is dead. Every temporary name contains ".tmp-<pid>" (checkpoint folders:
+// ".tmp-step-NNNNNN-<pid>"), which is how leftovers are recognised.
+import { open, rename, rm } from 'node:fs/promises';
+import { dirname, basename, join } from 'node:path';
+
+/** The temporary name for `path` written by this process (`suffix` tells apart several at once). */
+export function tempPath(path: string, suffix = ''): string {
+  return join(dirname(path), `.${basename(path)}.tmp-${process.pid}${suffix}`);
+}
+
+/** The writer's pid of a temporary name made here or by the engine's own atomic writes; null for other names. */
+export function pidOfTemp(name: string): number | null {
+  const m = /\.tmp-(?:step-\d+-)?(\d+)/.exec(name);
+  return m ? Number(m[1]) : null;
+}
+
+/** Writes `data` to `file` atomically and durably (temp file, fsync, rename). */
+export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
+  const tmp = tempPath(file);
+  const handle = await open(tmp, 'w');
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await rename(tmp, file);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
+}

@@ -1,0 +1,53 @@
+// Resuming a run: the newest intact checkpoint (src/runs/checkpoint.ts), its configuration snapshot
+// compared with the configuration given (src/runs/config-change.ts), its trainables loaded, and
+// metrics.jsonl restored to exactly the lines that checkpoint covers (from the copy it holds, so an
+// edited or damaged metrics.jsonl is repaired, with a notice).
+import { basename, join } from 'node:path';
+import type { Engine } from '../engine/types.ts';
+import type { MarftConfig } from '../config/schema.ts';
+import { checkpointMetrics, latestCheckpoint, loadCheckpoint, readCheckpointState, type CheckpointState } from './checkpoint.ts';
+import { checkConfigChange } from './config-change.ts';
+import { removeLeftovers } from './leftovers.ts';
+import type { MetricsLog } from './metrics-log.ts';
+import type { Notice } from '../core/notice.ts';
+
+export interface Resumed {
+  dir: string;
+  state: CheckpointState;
+}
+
+export interface ResumeOptions {
+  /** Apply (and record) a configuration that differs from the checkpoint's, where allowed. */
+  acceptConfigChange: boolean;
+  notice: Notice;
+}
+
+/** Removes leftovers of interrupted writes; the caller holds the run's lock, so ours are stale too. */
+export async function cleanRunFolder(runDir: string, notice: Notice): Promise<void> {
+  await removeLeftovers(runDir, notice, { ownToo: true });
+  await removeLeftovers(join(runDir, 'checkpoints'), notice, { ownToo: true });
+}
+
+/**
+ * Loads the run's checkpoint into `engine` and brings metrics.jsonl back to the lines it covers;
+ * null when the run has no checkpoint (metrics.jsonl is then emptied for a fresh start).
+ */
+export async function resumeRun(engine: Engine, runDir: string, config: MarftConfig, log: MetricsLog, options: ResumeOptions): Promise<Resumed | null> {
+  const dir = await latestCheckpoint(runDir, options.notice);
+  if (!dir) {
+    await log.truncate(0);
+    return null;
+  }
+  const snapshot = await readCheckpointState(dir);
+  if (snapshot.config) await checkConfigChange(snapshot.config, config, { runDir, step: snapshot.step, accept: options.acceptConfigChange, notice: options.notice });
+  const state = await loadCheckpoint(engine, dir, { optimiser: true });
+  const copy = await checkpointMetrics(dir);
+  if (copy === null) {
+    await log.truncate(state.metricsLines);
+  } else {
+    const live = (await log.lines()).slice(0, state.metricsLines).join('');
+    if (live !== copy) options.notice(`metrics.jsonl does not hold the ${state.metricsLines} lines ${basename(dir)} covers (edited, damaged or cut short); restored them from the checkpoint`);
+    await log.replace(copy);
+  }
+  return { dir, state };
+}

@@ -1,0 +1,131 @@
+// The training batch: every agent action of a step's episodes, flattened, with what the updates
+// need (scored sequence, behaviour log-probs, credited reward, old values, advantages, returns).
+// Credit assignment per algorithm plan: joint MARFT chains or per-agent IPPO chains, at the action
+// or the token level (src/train/credit/gae-action.ts, src/train/credit/gae-token.ts).
+import type { AlgorithmPlan } from '../algorithms/types.ts';
+import type { MarftConfig } from '../config/schema.ts';
+import type { Episode, JointSampleRef } from '../workflow/trajectory.ts';
+import type { Task } from './task.ts';
+import { actionScale } from './losses/action-normalisation.ts';
+import { normaliseBatch } from '../core/statistics.ts';
+import { creditChains } from './credit/chains.ts';
+import { ADVANTAGE_ESTIMATORS } from './credit/index.ts';
+import { rewardScale, updateMoments, type RunningMoments } from '../core/running-moments.ts';
+
+export interface TrainAction {
+  episode: number;
+  t: number;
+  agentIndex: number;
+  agent: string;
+  /** Adapter trained on this action; null for an agent outside the plan (acting with a frozen policy). */
+  policy: string | null;
+  /** Critic valuing this action's state; null when the plan has no critic. */
+  critic: string | null;
+  /** The episode's sampling group (Episode.group), null when the task gives none. */
+  group: string | null;
+  /** MAGRPO's tree of joint samples: the joint sample this action belongs to (ActionRecord.joint); null otherwise. */
+  joint: JointSampleRef | null;
+  /** prompt ++ action tokens; the action's log-probs start at scoreFrom. */
+  tokens: number[];
+  /** What the critic reads before the action: the joint state (centralised critic) or the agent's own prompt. */
+  criticTokens: number[];
+  scoreFrom: number;
+  /** Action token count L. */
+  length: number;
+  text: string;
+  behaviour_K: Float32Array;
+  /** The reward the episode credited to this action for an independent learner (team + local, before normalisation). */
+  rawReward: number;
+  /** The reward the credit chain uses (placed per the plan's reward mode, then scaled). */
+  reward: number;
+  /** Action normalisation factor (1, 1/L or 1/words). */
+  scale: number;
+  /** Old critic values: [V(prompt)] at the action level, V before each action token at the token level; empty without a critic. */
+  values_K: Float32Array;
+  /** Advantages and returns per unit: length 1 (action level) or L (token level). */
+  advantages_K: Float64Array;
+  returns_K: Float64Array;
+  /** Frozen-reference log-probs of the action tokens (when the KL term is on). */
+  ref_K?: Float32Array;
+  /** Proximal (recomputed old-policy) log-probs of the action tokens. */
+  proximal_K?: Float32Array;
+}
+
+/**
+ * Flattens episodes in execution order; actions without tokens carry no gradient and are dropped.
+ * Actions of agents outside the plan (frozen agents) stay in a joint credit chain, valued by the
+ * centralised critic, but are never trained on; per-agent chains (IPPO) leave them out. A plan
+ * without a critic keeps every action (critic null).
+ * Rewards are placed per the plan (src/algorithms/types.ts, `reward`): at the step level the team
+ * credit goes to the last kept action of the step, so a step whose last agent produced nothing
+ * still delivers its reward.
+ */
+export function flattenEpisodes(episodes: Episode[], plan: AlgorithmPlan, config: MarftConfig): TrainAction[] {
+  const out: TrainAction[] = [];
+  const critics = plan.critics;
+  const sharedCritic = critics && plan.chain === 'joint' ? Object.values(critics)[0] : undefined;
+  episodes.forEach((ep, e) => {
+    const kept: TrainAction[] = [];
+    // Tree sampling trains on every candidate (each with its own reward), not only the executed path.
+    // MAGRPO's tree of joint samples trains on every joint sample of the tree; a task may answer a
+    // one-turn request with independent episodes (no candidates).
+    if (plan.sampling === 'tree' && !ep.candidates) throw new Error(`episode ${e} (problem '${ep.problemId}') has no candidates: the task did not sample a tree`);
+    const jointTree = plan.jointTree !== undefined && ep.candidates !== undefined;
+    for (const a of plan.sampling === 'tree' || jointTree ? ep.candidates! : ep.actions) {
+      if (a.actionTokens.length === 0) continue;
+      const critic = critics ? (critics[a.agent] ?? sharedCritic) : null;
+      if (critics && !critic) continue;
+      kept.push({
+        episode: e, t: a.step, agentIndex: a.agentIndex, agent: a.agent, policy: plan.policies[a.agent] ?? null, critic: critic ?? null, group: ep.group ?? null, joint: a.joint ?? null,
+        tokens: [...a.promptTokens, ...a.actionTokens], scoreFrom: a.promptTokens.length, length: a.actionTokens.length, text: a.text,
+        criticTokens: plan.criticInput === 'joint' ? (a.criticTokens ?? a.promptTokens) : a.promptTokens,
+        behaviour_K: Float32Array.from(a.behaviourLogprobs), rawReward: a.reward,
+        reward: plan.reward === 'broadcast' ? a.reward : plan.reward === 'step-end' ? (a.localReward ?? 0) : 0,
+        scale: actionScale(config.actor.actionNormalisation, a.actionTokens.length, a.text),
+        values_K: new Float32Array(0), advantages_K: new Float64Array(0), returns_K: new Float64Array(0),
+      });
+    }
+    if (plan.reward === 'outcome' && kept.length > 0) kept[kept.length - 1]!.reward = ep.score;
+    if (plan.reward === 'step-end') {
+      // A joint sample of a tree is one turn of its own copy: its team credit goes to its last kept action.
+      const sameTurn = (x: TrainAction, y: TrainAction) => x.t === y.t && (x.joint === null || (x.joint.node === y.joint?.node && x.joint.sample === y.joint.sample));
+      for (const [i, a] of kept.entries()) {
+        if (i + 1 < kept.length && sameTurn(kept[i + 1]!, a)) continue;
+        if (a.joint) {
+          a.reward += a.joint.teamCredit;
+          continue;
+        }
+        const step = ep.steps.find((s) => s.t === a.t);
+        a.reward += step ? (step.teamCredit ?? step.teamReward) : 0;
+      }
+    }
+    out.push(...kept);
+  });
+  return out;
+}
+
+/**
+ * Scales the credited rewards by the running deviation of the chains' returns (./reward-scale.ts)
+ * after adding this batch's returns to the moments; returns the updated moments and the factor.
+ */
+export function scaleRewards(actions: TrainAction[], plan: AlgorithmPlan, moments: RunningMoments): { moments: RunningMoments; scale: number } {
+  const returns = creditChains(actions, plan).map((chain) => chain.reduce((s, a) => s + a.reward, 0));
+  const updated = updateMoments(moments, returns);
+  const scale = rewardScale(updated);
+  for (const a of actions) a.reward *= scale;
+  return { moments: updated, scale };
+}
+
+/** Fills advantages_K and returns_K with the plan's estimator (src/train/credit/index.ts). */
+export function assignCredit(actions: TrainAction[], episodes: Episode[], plan: AlgorithmPlan, config: MarftConfig, task?: Pick<Task, 'scoreJoint'>): void {
+  ADVANTAGE_ESTIMATORS[plan.advantage].assign(actions, { episodes, plan, config, ...(task ? { task } : {}) });
+}
+
+/** Whitens the advantages over every unit of the given actions (App. B): the trainer passes the units being updated. */
+export function normaliseAdvantages(actions: TrainAction[]): void {
+  const flat: number[] = [];
+  for (const a of actions) for (const x of a.advantages_K) flat.push(x);
+  const z = normaliseBatch(flat);
+  let i = 0;
+  for (const a of actions) for (let k = 0; k < a.advantages_K.length; k++) a.advantages_K[k] = z[i++]!;
+}

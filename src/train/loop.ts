@@ -1,0 +1,338 @@
+// The training loop of every algorithm plan (spec section 4; src/algorithms/). One step:
+//   1. rollouts of the current policies (seed derived from (run seed, step) only)
+//   2. flatten episodes into agent actions; rewards placed per the plan (joint chains: the team
+//      reward once per step, at its last action), scaled by the run's running return deviation
+//      when the plan says so
+//   3. with a critic: old values from the critic(s) (the centralised critic reads the joint
+//      state); the plan's advantage estimator by name (GAE for MARFT and IPPO, group-relative for
+//      GRPO, return-to-go minus the group mean for MAGRPO); advantages whitened over the units
+//      being updated when the plan says so
+//   4. after the critic warm-up: frozen-reference log-probs (when the plan keeps the KL term), then
+//      the plan's policy objective on the active agents' adapters (all agents, or one per interval
+//      when updating agent by agent)
+//   5. with a critic, the critic update (epochs × minibatches); metrics to RUN/metrics.jsonl
+//      (explained variance overall and per agent position); a checkpoint every `checkpointEvery` steps.
+// A run directory with a checkpoint resumes from it, continuing exactly as if never interrupted.
+// That is the 'rl' step function; the plan's kind picks it or MAS-OPD's (src/opd/opd-run-step.ts)
+// from STEP_KINDS, and the loop around it (lock, resume, guards, checkpoints) is the same for both.
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Engine, SamplingEngine, ValueHeadSpec } from '../engine/types.ts';
+import { ALGORITHM_REGISTRY, type AlgorithmPlan } from '../algorithms/index.ts';
+import { ADVANTAGE_ESTIMATORS } from './credit/index.ts';
+import { ConfigError } from '../config/schema-dsl.ts';
+import type { MarftConfig } from '../config/schema.ts';
+import { actorUpdate, type ActorStats } from './update/actor-update.ts';
+import { moments, explainedVariance } from '../core/statistics.ts';
+import { saveCheckpoint } from '../runs/checkpoint.ts';
+import { criticUpdate } from './update/critic-update.ts';
+import { evaluatePolicies } from './evaluate.ts';
+import { MetricsLog, ProgressBar, type StepMetrics } from '../runs/metrics-log.ts';
+import { stderrNotice, type Notice } from '../core/notice.ts';
+import { cleanRunFolder, resumeRun } from '../runs/resume.ts';
+import { acquireRunLock, LOCK_FILE, type RunLock } from '../runs/run-lock.ts';
+import { finiteCheckpoint, guardedStep, stepDivergence } from '../runs/step-guard.ts';
+import { deriveSeed } from '../core/rng.ts';
+import { learningRate } from './schedules.ts';
+import { INITIAL_TRAINER_STATE, type TrainerState } from '../runs/trainer-state.ts';
+import type { StepKind } from './step-function.ts';
+import { opdStepKind } from '../opd/opd-run-step.ts';
+import { fillValues, scoreActions } from './forward-passes.ts';
+import { flatGroups } from './credit/flat-groups.ts';
+import { responseGroupKey } from './credit/group-relative.ts';
+import type { Task } from './task.ts';
+import { assignCredit, flattenEpisodes, normaliseAdvantages, scaleRewards, type TrainAction } from './batch.ts';
+
+export interface TrainOptions {
+  config: MarftConfig;
+  engine: Engine;
+  task: Task;
+  /** metrics.jsonl and checkpoints/ go here; a checkpoint found here is resumed. */
+  runDir: string;
+  /** Progress bar on stderr (default: when stderr is a terminal). */
+  progress?: boolean;
+  /** Stop (after checkpointing) once this many steps are complete, as if the run were interrupted there; default: train.steps. */
+  stopAtStep?: number;
+  /** Called after every step with its metrics line. */
+  onStep?: (metrics: StepMetrics) => void | Promise<void>;
+  /**
+   * Resume with a configuration that differs from the checkpoint's: the change is applied and
+   * recorded in RUN/config-changes.jsonl (keys that define the checkpoint are refused even so;
+   * src/runs/config-change.ts). Default false: any difference is refused, naming the keys.
+   */
+  acceptConfigChange?: boolean;
+  /** Where notices go (a stale lock taken over, a damaged checkpoint skipped); default: one line each on stderr. */
+  notice?: Notice;
+  /**
+   * The run folder's lock when the caller already holds it (acquireRunLock, taken before it writes
+   * into the folder, e.g. config.json); train() then neither takes nor releases it.
+   */
+  lock?: RunLock;
+  /** The frozen teacher of algorithm mas-opd (src/run/teacher.ts opens it from teacher.*); it only scores. */
+  teacher?: SamplingEngine;
+}
+
+export interface TrainResult {
+  plan: AlgorithmPlan;
+  /** Every metrics line of the run, resumed steps included. */
+  metrics: StepMetrics[];
+  /** The step the run resumed from (null for a fresh run). */
+  resumedFrom: number | null;
+  /** Folder of the final checkpoint. */
+  checkpoint: string;
+}
+
+export function planFor(config: MarftConfig, task: Task): AlgorithmPlan {
+  const plan = ALGORITHM_REGISTRY[config.algorithm].plan(task.agents, config, task);
+  checkPlan(plan, config.algorithm);
+  if (plan.sampling === 'tree' && task.treeSampling !== true) {
+    throw new ConfigError(`algorithm: ${config.algorithm} samples trees (K candidate actions per agent per turn from copies of the episode state), which this task does not offer (the workflow task does)`);
+  }
+  if (plan.rewards && !(task.rewardSchemes ?? []).includes(plan.rewards)) {
+    throw new ConfigError(`algorithm: ${config.algorithm} needs the task to compute ${plan.rewards} rewards, which this task does not offer (the workflow task does with workflow: coder-tester on a code dataset)`);
+  }
+  if (plan.sampling === 'tree' && config.rollout.rolloutsPerPrompt < 2) {
+    throw new ConfigError(`rollout.rolloutsPerPrompt: ${config.algorithm} draws that many candidate actions per agent per turn and compares them with each other; it needs at least 2, got ${config.rollout.rolloutsPerPrompt}`);
+  }
+  if (plan.sampling === 'group' && config.rollout.rolloutsPerPrompt < 2) {
+    throw new ConfigError(`rollout.rolloutsPerPrompt: ${config.algorithm} compares the episodes of one problem with each other and needs at least 2 per problem (GRPO's G; the MAS-OPD runs use 4), got ${config.rollout.rolloutsPerPrompt}`);
+  }
+  if (config.advantage.jointActions === 'cross' && config.algorithm !== 'magrpo') {
+    throw new ConfigError(`advantage.jointActions: cross applies to magrpo only (its joint samples); ${config.algorithm} takes aligned`);
+  }
+  if (config.advantage.jointActions === 'cross' && !task.scoreJoint) {
+    throw new ConfigError('advantage.jointActions: cross needs a task that scores any combination of its agents\' actions (Task.scoreJoint: e.g. coordination-game with dependency: false); this task offers none, use aligned');
+  }
+  const mismatch = samplerMismatchRefusal(config, plan);
+  if (mismatch) throw new ConfigError(mismatch);
+  if (config.actor.agentByAgent && new Set(Object.values(plan.policies)).size < task.agents.length) {
+    throw new ConfigError('actor.agentByAgent: cannot be combined with policy.parameterSharing (one shared adapter has no agents to take turns; set parameterSharing: false)');
+  }
+  return plan;
+}
+
+/**
+ * A separate sampler (sampler.engine: vllm) is corrected by min(π_old/μ, actor.behaviourCap), with
+ * π_old the trainer's recomputed log-probs: PPO-clip's decoupled weight, policy-gradient's factor.
+ * Without recomputed log-probs there is no π_old (the old log-probs would be the sampler's own), and
+ * PPO-clip without decoupling would have to apply exactly the decoupled weight, making the key a
+ * no-op; both are refused rather than run uncorrected (docs/algorithms.md, "Sampler mismatch").
+ */
+export function samplerMismatchRefusal(config: MarftConfig, plan: AlgorithmPlan): string | null {
+  if (config.sampler.engine === 'trainer' || plan.kind === 'mas-opd') return null;
+  const reads = plan.policyLoss === 'ppo-clip' || plan.policyLoss === 'policy-gradient';
+  if (reads && !config.actor.recomputeLogprobs) {
+    return `actor.recomputeLogprobs: false with sampler.engine: vllm leaves the sampler/trainer mismatch of ${config.algorithm} uncorrected (the old log-probs would be vLLM's own); set actor.recomputeLogprobs: true or sampler.engine: trainer`;
+  }
+  if (plan.policyLoss === 'ppo-clip' && !config.actor.decoupled) {
+    return `actor.decoupled: false with sampler.engine: vllm leaves the sampler/trainer mismatch of ${config.algorithm} uncorrected (the decoupled weight min(π_prox/μ, actor.behaviourCap) is its correction); set actor.decoupled: true or sampler.engine: trainer`;
+  }
+  return null;
+}
+
+/** An algorithm file's plan must fit its estimator: a critic exactly when it reads values, groups when it compares within them, a level it fills. */
+export function checkPlan(plan: AlgorithmPlan, name: string): void {
+  if (plan.kind === 'mas-opd') return; // no estimator or objective of the RL parts runs
+  const estimator = ADVANTAGE_ESTIMATORS[plan.advantage];
+  if (estimator.needsCritic !== (plan.critics !== null)) throw new Error(`algorithm '${name}': estimator '${plan.advantage}' ${estimator.needsCritic ? 'needs' : 'reads no'} critic, but the plan ${plan.critics ? 'creates one' : 'has none'}`);
+  if (estimator.needsGroups && plan.sampling === 'independent') throw new Error(`algorithm '${name}': estimator '${plan.advantage}' compares episode groups, but the plan samples independent episodes`);
+  if (!estimator.levels.includes(plan.level)) throw new Error(`algorithm '${name}': estimator '${plan.advantage}' does not fill ${plan.level}-level units`);
+}
+
+function criticSpec(config: MarftConfig): ValueHeadSpec {
+  return config.critic.kind === 'mlp'
+    ? { kind: 'mlp', hidden: config.critic.mlpHidden }
+    : { kind: 'lora-critic', lora: { rank: config.critic.loraRank, alpha: config.critic.loraAlpha, targetModules: config.policy.targetModules } };
+}
+
+/** Creates the plan's adapters and critics with seeds derived from the run seed. */
+export async function createTrainables(engine: Engine, config: MarftConfig, plan: AlgorithmPlan): Promise<void> {
+  const lora = { rank: config.policy.loraRank, alpha: config.policy.loraAlpha, targetModules: config.policy.targetModules };
+  const adapters = [...new Set(Object.values(plan.policies))];
+  const critics = [...new Set(Object.values(plan.critics ?? {}))];
+  for (const [i, name] of adapters.entries()) await engine.createAdapter(name, lora, deriveSeed(config.seed, 1, i));
+  for (const [i, name] of critics.entries()) await engine.createCritic(name, criticSpec(config), deriveSeed(config.seed, 2, i));
+}
+
+/** The agent whose actions train at step s when updating agent by agent (null: all agents). */
+export function activeAgent(config: MarftConfig, agents: readonly string[], step: number): string | null {
+  if (!config.actor.agentByAgent) return null;
+  const actorStep = step - config.critic.warmupSteps;
+  return agents[Math.floor(actorStep / config.actor.agentInterval) % agents.length]!;
+}
+
+const mean = (xs: number[]): number => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
+
+/** Old values and returns per unit, for explained variance: one per action (action level) or per token. */
+function valueUnits(actions: TrainAction[], plan: AlgorithmPlan): { values: number[]; returns: number[] } {
+  return {
+    values: actions.flatMap((a) => (plan.level === 'action' ? [a.values_K[0]!] : Array.from(a.values_K))),
+    returns: actions.flatMap((a) => Array.from(a.returns_K)),
+  };
+}
+
+const finiteOrNull = (x: number): number | null => (Number.isFinite(x) ? x : null);
+
+/** The critic ablation (advantage.baseline: batch-mean): every old value becomes the batch's mean value. */
+function replaceValuesByMean(actions: TrainAction[]): void {
+  let sum = 0;
+  let count = 0;
+  for (const a of actions) for (const v of a.values_K) (sum += v), count++;
+  const m = count > 0 ? sum / count : 0;
+  for (const a of actions) a.values_K = new Float32Array(a.values_K.length).fill(m);
+}
+
+async function trainStep(engine: Engine, task: Task, config: MarftConfig, plan: AlgorithmPlan, step: number, state: TrainerState): Promise<{ metrics: StepMetrics; state: TrainerState }> {
+  const started = performance.now();
+  const { rollout, train, critic } = config;
+  const seed = deriveSeed(config.seed, step);
+  const episodes = await task.rollout(engine, {
+    step, seed, batchSize: rollout.batchSize, rolloutsPerPrompt: rollout.rolloutsPerPrompt,
+    sampling: { temperature: rollout.temperature, topP: rollout.topP, topK: rollout.topK, maxNewTokens: rollout.maxNewTokens },
+    policies: plan.policies,
+    ...(plan.sampling === 'tree' ? { treeBranches: rollout.rolloutsPerPrompt } : {}),
+    ...(plan.jointTree ? { jointTree: { branches: rollout.rolloutsPerPrompt, continuation: plan.jointTree } } : {}),
+    ...(plan.rewards ? { rewardScheme: plan.rewards } : {}),
+    // Without a critic nothing reads the centralised critic's input: the task need not render it.
+    ...(plan.critics === null ? { criticView: false } : {}),
+  });
+  const rolloutSeconds = (performance.now() - started) / 1000;
+
+  const actions = flattenEpisodes(episodes, plan, config);
+  const m: StepMetrics = { step };
+  m.score_mean = mean(episodes.map((e) => e.score));
+  for (const agent of task.agents) m[`reward/${agent}`] = mean(actions.filter((a) => a.agent === agent).map((a) => a.rawReward));
+  m.response_length_mean = mean(actions.map((a) => a.length));
+
+  let next = state;
+  if (plan.scaleRewards) {
+    const scaled = scaleRewards(actions, plan, state.rewardMoments);
+    next = { ...state, rewardMoments: scaled.moments };
+    m.reward_scale = scaled.scale;
+  }
+  const hasCritic = plan.critics !== null;
+  if (hasCritic) {
+    await fillValues(engine, actions, plan.level, train.microBatchTokens);
+    if (config.advantage.baseline === 'batch-mean') replaceValuesByMean(actions);
+  }
+  assignCredit(actions, episodes, plan, config, task);
+
+  const all = valueUnits(actions, plan);
+  const adv = moments(actions.flatMap((a) => Array.from(a.advantages_K)));
+  const ret = moments(all.returns);
+  Object.assign(m, { advantage_mean: adv.mean, advantage_std: adv.std, return_mean: ret.mean, return_std: ret.std });
+  if (hasCritic) {
+    Object.assign(m, { value_mean: mean(all.values), explained_variance: finiteOrNull(explainedVariance(all.values, all.returns)) });
+    // Per agent position in the step (0 = acts first): whether the critic values each agent's state.
+    const positions = [...new Set(actions.map((a) => a.agentIndex))].sort((a, b) => a - b);
+    for (const pos of positions) {
+      const units = valueUnits(actions.filter((a) => a.agentIndex === pos), plan);
+      m[`explained_variance/pos${pos}`] = finiteOrNull(explainedVariance(units.values, units.returns));
+    }
+  } else {
+    Object.assign(m, { value_mean: null, explained_variance: null });
+  }
+
+  const actorLr = learningRate(config.actor.optim, Math.max(0, step - critic.warmupSteps), Math.max(1, train.steps - critic.warmupSteps));
+  const criticLr = learningRate(critic.optim, step, train.steps);
+  m.lr_actor = step >= critic.warmupSteps ? actorLr : 0;
+  m.lr_critic = hasCritic ? criticLr : null;
+
+  let actorStats: ActorStats | null = null;
+  if (step >= critic.warmupSteps) {
+    const active = activeAgent(config, task.agents, step);
+    if (active) m.active_agent = active;
+    let updated = actions.filter((a) => a.policy !== null && (!active || a.agent === active));
+    if (plan.dropFlatGroups) {
+      const flat = flatGroups(actions, responseGroupKey);
+      m.flat_group_fraction = flat.groups > 0 ? flat.flat / flat.groups : 0;
+      updated = updated.filter((a) => !flat.actions.has(a));
+    }
+    if (plan.whitenAdvantages) normaliseAdvantages(updated);
+    if (plan.kl && config.actor.klCoef > 0) {
+      await scoreActions(engine, { kind: 'base' }, updated, (a) => ({ tokens: a.tokens, scoreFrom: a.scoreFrom }), train.microBatchTokens, rollout.temperature > 0 ? rollout.temperature : 1, (a, lp) => (a.ref_K = lp));
+    }
+    actorStats = await actorUpdate(engine, updated, plan, config, actorLr, deriveSeed(seed, 3));
+  }
+  const criticStats = hasCritic ? await criticUpdate(engine, actions, plan.level, config, criticLr, deriveSeed(seed, 4)) : null;
+
+  Object.assign(m, {
+    policy_loss: actorStats?.policyLoss ?? null, kl: actorStats?.kl ?? null, clip_fraction: actorStats?.clipFraction ?? null,
+    importance_weight_mean: actorStats?.importanceWeight ?? null, importance_capped_fraction: actorStats?.cappedFraction ?? null,
+    grad_norm_actor: actorStats?.gradNorm ?? null,
+    value_loss: criticStats?.valueLoss ?? null, value_clip_fraction: criticStats?.valueClipFraction ?? null, grad_norm_critic: criticStats?.gradNorm ?? null,
+  });
+  const seconds = (performance.now() - started) / 1000;
+  const generated = actions.reduce((s, a) => s + a.length, 0);
+  Object.assign(m, { tokens_generated: generated, tokens_per_s: generated / Math.max(1e-9, rolloutSeconds), rollout_time_s: rolloutSeconds, step_time_s: seconds });
+  return { metrics: m, state: next };
+}
+
+/** The step function of each plan kind (./step-function.ts). */
+const STEP_KINDS: Record<NonNullable<AlgorithmPlan['kind']>, StepKind> = {
+  rl: async ({ engine, task, config, plan }) => (step, state) => trainStep(engine, task, config, plan, step, state),
+  'mas-opd': opdStepKind,
+};
+
+/** The progress line's note: reward, value loss, and the critic's explained variance per agent position. */
+function progressNote(m: StepMetrics): string {
+  const ev = Object.keys(m).filter((k) => k.startsWith('explained_variance/pos')).map((k) => (m[k] === null ? '-' : Number(m[k]).toFixed(2)));
+  if (m.value_loss === null || m.value_loss === undefined) return `score ${Number(m.score_mean).toFixed(3)}`;
+  return `score ${Number(m.score_mean).toFixed(3)} vloss ${Number(m.value_loss).toFixed(4)} ev ${ev.join('/')}`;
+}
+
+export async function train(options: TrainOptions): Promise<TrainResult> {
+  const { config, engine, task, runDir } = options;
+  const notice = options.notice ?? stderrNotice;
+  const plan = planFor(config, task);
+  const runStep = await STEP_KINDS[plan.kind ?? 'rl']({ engine, task, config, plan, notice, ...(options.teacher ? { teacher: options.teacher } : {}) });
+  await mkdir(runDir, { recursive: true });
+  // One writer per run folder, for the whole run (docs/reliability.md).
+  if (options.lock && options.lock.file !== join(runDir, LOCK_FILE)) throw new Error(`train: the lock given is ${options.lock.file}, not ${runDir}'s`);
+  const lock = options.lock ?? (await acquireRunLock(runDir, notice));
+  try {
+    await cleanRunFolder(runDir, notice);
+    const log = new MetricsLog(join(runDir, 'metrics.jsonl'));
+    const adapters = [...new Set(Object.values(plan.policies))];
+    const critics = [...new Set(Object.values(plan.critics ?? {}))];
+    const trainables = { adapters, critics };
+
+    let start = 0;
+    let resumedFrom: number | null = null;
+    let trainerState: TrainerState = INITIAL_TRAINER_STATE;
+    const resumed = await resumeRun(engine, runDir, config, log, { acceptConfigChange: options.acceptConfigChange === true, notice });
+    if (resumed) {
+      start = resumedFrom = resumed.state.step;
+      trainerState = resumed.state.trainer ?? INITIAL_TRAINER_STATE;
+    } else {
+      await createTrainables(engine, config, plan);
+    }
+
+    const bar = new ProgressBar(config.train.steps, options.progress);
+    let checkpoint = resumed?.dir ?? '';
+    const stop = Math.min(config.train.steps, options.stopAtStep ?? config.train.steps);
+    for (let step = start; step < stop; step++) {
+      const state = trainerState;
+      const done = await guardedStep(step, config, engine, trainables, () => runStep(step, state));
+      const m = done.metrics;
+      trainerState = done.state;
+      if (config.train.evalEvery > 0 && (step + 1) % config.train.evalEvery === 0) m.eval_score = (await evaluatePolicies(engine, task, config, plan.policies)).score;
+      // A diverged step stops the run before it is checkpointed; its line stays in metrics.jsonl for diagnosis.
+      const diverged = await stepDivergence(step, m, config, engine, trainables);
+      await log.append(m);
+      if (diverged) throw diverged;
+      await options.onStep?.(m);
+      bar.update(step + 1, progressNote(m));
+      if ((step + 1) % config.train.checkpointEvery === 0 || step + 1 === stop) {
+        const covered = (await log.lines()).slice(0, step + 1).join('');
+        checkpoint = await finiteCheckpoint(step, config, () =>
+          saveCheckpoint(engine, runDir, { step: step + 1, metricsLines: step + 1, seed: config.seed, adapters, critics, trainer: trainerState, config }, config.train.keepCheckpoints, covered),
+        );
+      }
+    }
+    bar.end();
+    return { plan, metrics: await log.read(), resumedFrom, checkpoint };
+  } finally {
+    if (!options.lock) await lock.release();
+  }
+}

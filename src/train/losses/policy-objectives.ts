@@ -1,0 +1,79 @@
+// Policy objectives by name: an algorithm plan names one (src/algorithms/types.ts, `policyLoss`).
+// Each takes the units of one micro-batch (action or token log-probs under the policy being
+// trained, the proximal and behaviour log-probs, advantages, aggregation weights) and returns the
+// loss, its gradient with respect to the log-probs, and the statistics the metrics report.
+import type { MarftConfig } from '../../config/schema.ts';
+import { importanceWeightedPgLoss } from './importance-weighted-pg.ts';
+import { policyGradientLoss } from './policy-gradient.ts';
+import { ppoClipLoss } from './ppo-clip.ts';
+
+export interface PolicyObjectiveInput {
+  logprobs_N: ArrayLike<number>;
+  /** The old policy's log-probs (recomputed when actor.recomputeLogprobs, else the sampler's). */
+  proximalLogprobs_N: ArrayLike<number>;
+  /** The sampler's log-probs. */
+  behaviourLogprobs_N: ArrayLike<number>;
+  /**
+   * Another engine sampled the units (sampler.engine: vllm), so the behaviour log-probs are not the
+   * trainer's: an objective without its own behaviour term corrects for the mismatch.
+   */
+  samplerSeparate: boolean;
+  advantages_N: ArrayLike<number>;
+  weights_N: ArrayLike<number>;
+  actor: MarftConfig['actor'];
+}
+
+export interface PolicyObjectiveOutput {
+  loss: number;
+  dLogprobs_N: Float64Array;
+  clipFraction: number;
+  meanImportanceWeight: number;
+  cappedFraction: number;
+}
+
+export interface PolicyObjective {
+  readonly summary: string;
+  /**
+   * Reads proximal log-probs (the trainer's old log-probs: a separate recomputation pass when
+   * several passes update the policy), given whether the sampler is a separate engine.
+   */
+  needsProximal(samplerSeparate: boolean): boolean;
+  loss(input: PolicyObjectiveInput): PolicyObjectiveOutput;
+}
+
+export const POLICY_LOSSES = {
+  'ppo-clip': {
+    summary: 'PPO-clip against the proximal policy, decoupled behaviour weights when actor.decoupled (App. B)',
+    // The decoupled weight min(π_prox/μ, cap) is the sampler-mismatch correction; src/train/loop.ts
+    // refuses a separate sampler with actor.decoupled or actor.recomputeLogprobs off.
+    needsProximal: (_samplerSeparate: boolean) => true,
+    loss: ({ logprobs_N, proximalLogprobs_N, behaviourLogprobs_N, advantages_N, weights_N, actor }) =>
+      ppoClipLoss({
+        logprobs_N, proximalLogprobs_N, advantages_N, weights_N, clipLow: actor.clipLow, clipHigh: actor.clipHigh,
+        behaviourLogprobs_N: actor.decoupled && actor.recomputeLogprobs ? behaviourLogprobs_N : undefined, behaviourCap: actor.behaviourCap,
+      }),
+  },
+  'policy-gradient': {
+    summary: 'REINFORCE: −A·log π (no ratio, no clipping); with a separate sampler each unit weighted by min(π_old/μ, actor.behaviourCap)',
+    // The trainer's old log-probs are the numerator of the sampler-mismatch weight.
+    needsProximal: (samplerSeparate: boolean) => samplerSeparate,
+    loss: ({ logprobs_N, proximalLogprobs_N, behaviourLogprobs_N, advantages_N, weights_N, actor, samplerSeparate }) => ({
+      ...policyGradientLoss({
+        logprobs_N, advantages_N, weights_N,
+        ...(samplerSeparate ? { mismatch: { oldLogprobs_N: proximalLogprobs_N, behaviourLogprobs_N, cap: actor.behaviourCap } } : {}),
+      }),
+      clipFraction: 0,
+    }),
+  },
+  'importance-weighted-pg': {
+    summary: 'REINFORCE weighted by the truncated ratio min(π/μ, actor.behaviourCap) to the sampler',
+    // Its ratio is taken to the sampler already, whichever engine sampled.
+    needsProximal: (_samplerSeparate: boolean) => false,
+    loss: ({ logprobs_N, behaviourLogprobs_N, advantages_N, weights_N, actor }) => ({
+      ...importanceWeightedPgLoss({ logprobs_N, behaviourLogprobs_N, advantages_N, weights_N, cap: actor.behaviourCap }),
+      clipFraction: 0,
+    }),
+  },
+} satisfies Record<string, PolicyObjective>;
+
+export type PolicyLossName = keyof typeof POLICY_LOSSES;
