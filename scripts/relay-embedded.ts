@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../src/config/load.ts';
 import { evaluatePolicies } from '../src/train/evaluate.ts';
-import { train } from '../src/train/loop.ts';
+import { train } from '../src/run/train.ts';
 import { relayGame, relayTokens } from '../src/tasks/toy/relay-game.ts';
 
 const AGENTS = 3;

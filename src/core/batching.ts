@@ -46,3 +46,21 @@ export function microBatches<T>(items: T[], tokens: (item: T) => number, cap: nu
   if (current.length > 0) out.push(current);
   return out;
 }
+
+/**
+ * Minibatches of whole episodes: a seeded shuffle of the `episodes` episode indices dealt in runs of
+ * `size`, giving ceil(episodes / size) minibatches (empty ones dropped); each item goes with its
+ * episode (`episodeOf`), so an episode is never split. One minibatch when size ≥ episodes.
+ */
+export function episodeMinibatches<T>(items: readonly T[], episodeOf: (item: T) => number, episodes: number, size: number, seed: number): T[][] {
+  const count = Math.max(1, Math.ceil(episodes / Math.max(1, size)));
+  if (count === 1) return [[...items]];
+  const order = Array.from({ length: episodes }, (_, i) => i);
+  const rng = mulberry32(seed);
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(rng() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  const slot = new Map(order.map((e, pos) => [e, Math.floor(pos / size)]));
+  return Array.from({ length: count }, (_, m) => items.filter((item) => slot.get(episodeOf(item)) === m)).filter((mb) => mb.length > 0);
+}

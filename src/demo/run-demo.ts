@@ -14,7 +14,7 @@ import { loadEngine } from '../engine/index.ts';
 import type { Engine } from '../engine/types.ts';
 import { parseConfig } from '../config/load.ts';
 import type { MarftConfig } from '../config/schema.ts';
-import { train } from '../train/loop.ts';
+import { train } from '../run/train.ts';
 import { ArithDuoTask, buildPretrainedEngine } from './arith-task.ts';
 import { DEFAULT_PRETRAIN } from './pretrain.ts';
 import { DUO_AGENT_NAMES, type DuoAgentName, MAX_SOLUTION_TOKENS } from './duo-workflow.ts';

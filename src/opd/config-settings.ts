@@ -8,6 +8,7 @@
 //   microBatchTokens             train.microBatchTokens
 //   lora                         policy.loraRank / policy.loraAlpha (targetModules: policy.targetModules)
 import type { MarftConfig } from '../config/schema.ts';
+import { DEFAULT_ROLE_CONDITIONS, loadRoleConditions, mergeRoleConditions, type RoleConditionTable } from './role-conditions.ts';
 import type { OpdSettings } from './settings.ts';
 
 export function opdSettingsOf(config: MarftConfig): OpdSettings {
@@ -27,4 +28,10 @@ export function opdSettingsOf(config: MarftConfig): OpdSettings {
     microBatchTokens: config.train.microBatchTokens,
     lora: { rank: config.policy.loraRank, alpha: config.policy.loraAlpha },
   };
+}
+
+/** The role-condition table of a configuration: the built-in one or opd.roleConditions' file, then opd.contrast. */
+export function configuredConditions(opd: { roleConditions: string; contrast: Record<string, unknown> }): RoleConditionTable {
+  const table = opd.roleConditions ? loadRoleConditions(opd.roleConditions) : DEFAULT_ROLE_CONDITIONS;
+  return Object.keys(opd.contrast).length > 0 ? mergeRoleConditions({ contrast: opd.contrast }, table, 'opd') : table;
 }

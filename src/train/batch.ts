@@ -2,54 +2,16 @@
 // need (scored sequence, behaviour log-probs, credited reward, old values, advantages, returns).
 // Credit assignment per algorithm plan: joint MARFT chains or per-agent IPPO chains, at the action
 // or the token level (src/train/credit/gae-action.ts, src/train/credit/gae-token.ts).
-import type { AlgorithmPlan } from '../algorithms/types.ts';
 import type { MarftConfig } from '../config/schema.ts';
-import type { Episode, JointSampleRef } from '../workflow/trajectory.ts';
+import type { Episode } from '../workflow/trajectory.ts';
 import type { Task } from './task.ts';
+import type { AdvantageEstimator, AlgorithmPlan, TrainAction } from './types.ts';
+import type { SamplingEngine } from '../engine/types.ts';
 import { actionScale } from './losses/action-normalisation.ts';
 import { normaliseBatch } from '../core/statistics.ts';
 import { creditChains } from './credit/chains.ts';
-import { ADVANTAGE_ESTIMATORS } from './credit/index.ts';
+import { estimatorOf } from './credit/index.ts';
 import { rewardScale, updateMoments, type RunningMoments } from '../core/running-moments.ts';
-
-export interface TrainAction {
-  episode: number;
-  t: number;
-  agentIndex: number;
-  agent: string;
-  /** Adapter trained on this action; null for an agent outside the plan (acting with a frozen policy). */
-  policy: string | null;
-  /** Critic valuing this action's state; null when the plan has no critic. */
-  critic: string | null;
-  /** The episode's sampling group (Episode.group), null when the task gives none. */
-  group: string | null;
-  /** MAGRPO's tree of joint samples: the joint sample this action belongs to (ActionRecord.joint); null otherwise. */
-  joint: JointSampleRef | null;
-  /** prompt ++ action tokens; the action's log-probs start at scoreFrom. */
-  tokens: number[];
-  /** What the critic reads before the action: the joint state (centralised critic) or the agent's own prompt. */
-  criticTokens: number[];
-  scoreFrom: number;
-  /** Action token count L. */
-  length: number;
-  text: string;
-  behaviour_K: Float32Array;
-  /** The reward the episode credited to this action for an independent learner (team + local, before normalisation). */
-  rawReward: number;
-  /** The reward the credit chain uses (placed per the plan's reward mode, then scaled). */
-  reward: number;
-  /** Action normalisation factor (1, 1/L or 1/words). */
-  scale: number;
-  /** Old critic values: [V(prompt)] at the action level, V before each action token at the token level; empty without a critic. */
-  values_K: Float32Array;
-  /** Advantages and returns per unit: length 1 (action level) or L (token level). */
-  advantages_K: Float64Array;
-  returns_K: Float64Array;
-  /** Frozen-reference log-probs of the action tokens (when the KL term is on). */
-  ref_K?: Float32Array;
-  /** Proximal (recomputed old-policy) log-probs of the action tokens. */
-  proximal_K?: Float32Array;
-}
 
 /**
  * Flattens episodes in execution order; actions without tokens carry no gradient and are dropped.
@@ -76,10 +38,10 @@ export function flattenEpisodes(episodes: Episode[], plan: AlgorithmPlan, config
       const critic = critics ? (critics[a.agent] ?? sharedCritic) : null;
       if (critics && !critic) continue;
       kept.push({
-        episode: e, t: a.step, agentIndex: a.agentIndex, agent: a.agent, policy: plan.policies[a.agent] ?? null, critic: critic ?? null, group: ep.group ?? null, joint: a.joint ?? null,
+        record: a, episode: e, t: a.step, role: plan.roles?.[a.agent] ?? a.agent, agentIndex: a.agentIndex, agent: a.agent, policy: plan.policies[a.agent] ?? null, critic: critic ?? null, group: ep.group ?? null, joint: a.joint ?? null,
         tokens: [...a.promptTokens, ...a.actionTokens], scoreFrom: a.promptTokens.length, length: a.actionTokens.length, text: a.text,
         criticTokens: plan.criticInput === 'joint' ? (a.criticTokens ?? a.promptTokens) : a.promptTokens,
-        behaviour_K: Float32Array.from(a.behaviourLogprobs), rawReward: a.reward,
+        behaviourLogprobs_K: Float32Array.from(a.behaviourLogprobs), rawReward: a.reward,
         reward: plan.reward === 'broadcast' ? a.reward : plan.reward === 'step-end' ? (a.localReward ?? 0) : 0,
         scale: actionScale(config.actor.actionNormalisation, a.actionTokens.length, a.text),
         values_K: new Float32Array(0), advantages_K: new Float64Array(0), returns_K: new Float64Array(0),
@@ -116,9 +78,12 @@ export function scaleRewards(actions: TrainAction[], plan: AlgorithmPlan, moment
   return { moments: updated, scale };
 }
 
-/** Fills advantages_K and returns_K with the plan's estimator (src/train/credit/index.ts). */
-export function assignCredit(actions: TrainAction[], episodes: Episode[], plan: AlgorithmPlan, config: MarftConfig, task?: Pick<Task, 'scoreJoint'>): void {
-  ADVANTAGE_ESTIMATORS[plan.advantage].assign(actions, { episodes, plan, config, ...(task ? { task } : {}) });
+/**
+ * Fills advantages_K and returns_K with the plan's estimator (src/train/credit/index.ts); an
+ * asynchronous estimator (one that scores with the teacher) returns a promise of its metrics.
+ */
+export function assignCredit(actions: TrainAction[], episodes: Episode[], plan: AlgorithmPlan, config: MarftConfig, task?: Pick<Task, 'scoreJoint'>, teacher?: SamplingEngine): ReturnType<AdvantageEstimator['assign']> {
+  return estimatorOf(plan.advantage).assign(actions, { episodes, plan, config, ...(task ? { task } : {}), ...(teacher ? { teacher } : {}) });
 }
 
 /** Whitens the advantages over every unit of the given actions (App. B): the trainer passes the units being updated. */
@@ -129,3 +94,4 @@ export function normaliseAdvantages(actions: TrainAction[]): void {
   let i = 0;
   for (const a of actions) for (let k = 0; k < a.advantages_K.length; k++) a.advantages_K[k] = z[i++]!;
 }
+export type { TrainAction } from './types.ts';

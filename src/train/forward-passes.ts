@@ -1,9 +1,8 @@
 // Forward passes over the training batch in micro-batches capped in tokens: old critic values,
 // frozen-reference and proximal log-probs (no graphs kept).
 import type { Engine, Target } from '../engine/types.ts';
-import type { CreditLevel } from '../algorithms/types.ts';
+import type { CreditLevel, TrainAction } from './types.ts';
 import { groupBy, microBatches } from '../core/batching.ts';
-import type { TrainAction } from './batch.ts';
 
 /**
  * The sequence the critic scores: its input (the joint state, or the agent's own prompt) followed

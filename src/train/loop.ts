@@ -1,47 +1,45 @@
-// The training loop of every algorithm plan (spec section 4; src/algorithms/). One step:
-//   1. rollouts of the current policies (seed derived from (run seed, step) only)
-//   2. flatten episodes into agent actions; rewards placed per the plan (joint chains: the team
-//      reward once per step, at its last action), scaled by the run's running return deviation
-//      when the plan says so
-//   3. with a critic: old values from the critic(s) (the centralised critic reads the joint
-//      state); the plan's advantage estimator by name (GAE for MARFT and IPPO, group-relative for
-//      GRPO, return-to-go minus the group mean for MAGRPO); advantages whitened over the units
-//      being updated when the plan says so
-//   4. after the critic warm-up: frozen-reference log-probs (when the plan keeps the KL term), then
-//      the plan's policy objective on the active agents' adapters (all agents, or one per interval
-//      when updating agent by agent)
+// The training loop: every algorithm plan (src/train/types.ts) through one pipeline. One step:
+//   1. rollout: the current policies on the step's problems (seed derived from (run seed, step)
+//      only), by Task.rollout or the plan's own rollout hook (MAS-OPD's, which keeps what its teacher
+//      contexts need)
+//   2. records: episodes flattened into the batch's TrainActions (./batch.ts); rewards placed per the
+//      plan (joint chains: the team reward once per step, at its last action), scaled by the run's
+//      running return deviation when the plan says so
+//   3. credit: with a critic, old values from the critic(s) (the centralised critic reads the joint
+//      state); the plan's advantage estimator (GAE for MARFT and IPPO, group-relative for GRPO,
+//      return-to-go minus the group mean for MAGRPO, the teacher's per-token gaps for MAS-OPD);
+//      advantages whitened over the units being updated when the plan says so
+//   4. losses and update: after the critic warm-up, frozen-reference log-probs (when the plan keeps
+//      the KL term), then the plan's policy objective on the active agents' adapters (all agents, or
+//      one per interval when updating agent by agent), minibatch by minibatch as the plan splits them
 //   5. with a critic, the critic update (epochs × minibatches); metrics to RUN/metrics.jsonl
 //      (explained variance overall and per agent position); a checkpoint every `checkpointEvery` steps.
-// A run directory with a checkpoint resumes from it, continuing exactly as if never interrupted.
-// That is the 'rl' step function; the plan's kind picks it or MAS-OPD's (src/opd/opd-run-step.ts)
-// from STEP_KINDS, and the loop around it (lock, resume, guards, checkpoints) is the same for both.
+// The loop knows no algorithm by name: src/algorithms/check.ts's planFor builds the plan it runs.
+// A run directory with a checkpoint resumes from it, continuing exactly as if never interrupted; the
+// run-folder guarantees (lock, resume, guards, checkpoints) are src/runs/'s.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Engine, SamplingEngine, ValueHeadSpec } from '../engine/types.ts';
-import { ALGORITHM_REGISTRY, type AlgorithmPlan } from '../algorithms/index.ts';
-import { ADVANTAGE_ESTIMATORS } from './credit/index.ts';
-import { ConfigError } from '../config/schema-dsl.ts';
 import type { MarftConfig } from '../config/schema.ts';
-import { actorUpdate, type ActorStats } from './update/actor-update.ts';
+import { deriveSeed } from '../core/rng.ts';
+import { stderrNotice, type Notice } from '../core/notice.ts';
 import { moments, explainedVariance } from '../core/statistics.ts';
 import { saveCheckpoint } from '../runs/checkpoint.ts';
-import { criticUpdate } from './update/critic-update.ts';
-import { evaluatePolicies } from './evaluate.ts';
 import { MetricsLog, ProgressBar, type StepMetrics } from '../runs/metrics-log.ts';
-import { stderrNotice, type Notice } from '../core/notice.ts';
 import { cleanRunFolder, resumeRun } from '../runs/resume.ts';
 import { acquireRunLock, LOCK_FILE, type RunLock } from '../runs/run-lock.ts';
 import { finiteCheckpoint, guardedStep, stepDivergence } from '../runs/step-guard.ts';
-import { deriveSeed } from '../core/rng.ts';
-import { learningRate } from './schedules.ts';
 import { INITIAL_TRAINER_STATE, type TrainerState } from '../runs/trainer-state.ts';
-import type { StepKind } from './step-function.ts';
-import { opdStepKind } from '../opd/opd-run-step.ts';
-import { fillValues, scoreActions } from './forward-passes.ts';
+import { assignCredit, flattenEpisodes, normaliseAdvantages, scaleRewards } from './batch.ts';
 import { flatGroups } from './credit/flat-groups.ts';
 import { responseGroupKey } from './credit/group-relative.ts';
-import type { Task } from './task.ts';
-import { assignCredit, flattenEpisodes, normaliseAdvantages, scaleRewards, type TrainAction } from './batch.ts';
+import { evaluatePolicies } from './evaluate.ts';
+import { fillValues, scoreActions } from './forward-passes.ts';
+import { learningRate } from './schedules.ts';
+import type { RolloutRequest, Task } from './task.ts';
+import type { AlgorithmPlan, RunContext, TrainAction } from './types.ts';
+import { actorUpdate, updatePasses, type ActorStats } from './update/actor-update.ts';
+import { criticUpdate } from './update/critic-update.ts';
 
 export interface TrainOptions {
   config: MarftConfig;
@@ -80,63 +78,6 @@ export interface TrainResult {
   resumedFrom: number | null;
   /** Folder of the final checkpoint. */
   checkpoint: string;
-}
-
-export function planFor(config: MarftConfig, task: Task): AlgorithmPlan {
-  const plan = ALGORITHM_REGISTRY[config.algorithm].plan(task.agents, config, task);
-  checkPlan(plan, config.algorithm);
-  if (plan.sampling === 'tree' && task.treeSampling !== true) {
-    throw new ConfigError(`algorithm: ${config.algorithm} samples trees (K candidate actions per agent per turn from copies of the episode state), which this task does not offer (the workflow task does)`);
-  }
-  if (plan.rewards && !(task.rewardSchemes ?? []).includes(plan.rewards)) {
-    throw new ConfigError(`algorithm: ${config.algorithm} needs the task to compute ${plan.rewards} rewards, which this task does not offer (the workflow task does with workflow: coder-tester on a code dataset)`);
-  }
-  if (plan.sampling === 'tree' && config.rollout.rolloutsPerPrompt < 2) {
-    throw new ConfigError(`rollout.rolloutsPerPrompt: ${config.algorithm} draws that many candidate actions per agent per turn and compares them with each other; it needs at least 2, got ${config.rollout.rolloutsPerPrompt}`);
-  }
-  if (plan.sampling === 'group' && config.rollout.rolloutsPerPrompt < 2) {
-    throw new ConfigError(`rollout.rolloutsPerPrompt: ${config.algorithm} compares the episodes of one problem with each other and needs at least 2 per problem (GRPO's G; the MAS-OPD runs use 4), got ${config.rollout.rolloutsPerPrompt}`);
-  }
-  if (config.advantage.jointActions === 'cross' && config.algorithm !== 'magrpo') {
-    throw new ConfigError(`advantage.jointActions: cross applies to magrpo only (its joint samples); ${config.algorithm} takes aligned`);
-  }
-  if (config.advantage.jointActions === 'cross' && !task.scoreJoint) {
-    throw new ConfigError('advantage.jointActions: cross needs a task that scores any combination of its agents\' actions (Task.scoreJoint: e.g. coordination-game with dependency: false); this task offers none, use aligned');
-  }
-  const mismatch = samplerMismatchRefusal(config, plan);
-  if (mismatch) throw new ConfigError(mismatch);
-  if (config.actor.agentByAgent && new Set(Object.values(plan.policies)).size < task.agents.length) {
-    throw new ConfigError('actor.agentByAgent: cannot be combined with policy.parameterSharing (one shared adapter has no agents to take turns; set parameterSharing: false)');
-  }
-  return plan;
-}
-
-/**
- * A separate sampler (sampler.engine: vllm) is corrected by min(π_old/μ, actor.behaviourCap), with
- * π_old the trainer's recomputed log-probs: PPO-clip's decoupled weight, policy-gradient's factor.
- * Without recomputed log-probs there is no π_old (the old log-probs would be the sampler's own), and
- * PPO-clip without decoupling would have to apply exactly the decoupled weight, making the key a
- * no-op; both are refused rather than run uncorrected (docs/algorithms.md, "Sampler mismatch").
- */
-export function samplerMismatchRefusal(config: MarftConfig, plan: AlgorithmPlan): string | null {
-  if (config.sampler.engine === 'trainer' || plan.kind === 'mas-opd') return null;
-  const reads = plan.policyLoss === 'ppo-clip' || plan.policyLoss === 'policy-gradient';
-  if (reads && !config.actor.recomputeLogprobs) {
-    return `actor.recomputeLogprobs: false with sampler.engine: vllm leaves the sampler/trainer mismatch of ${config.algorithm} uncorrected (the old log-probs would be vLLM's own); set actor.recomputeLogprobs: true or sampler.engine: trainer`;
-  }
-  if (plan.policyLoss === 'ppo-clip' && !config.actor.decoupled) {
-    return `actor.decoupled: false with sampler.engine: vllm leaves the sampler/trainer mismatch of ${config.algorithm} uncorrected (the decoupled weight min(π_prox/μ, actor.behaviourCap) is its correction); set actor.decoupled: true or sampler.engine: trainer`;
-  }
-  return null;
-}
-
-/** An algorithm file's plan must fit its estimator: a critic exactly when it reads values, groups when it compares within them, a level it fills. */
-export function checkPlan(plan: AlgorithmPlan, name: string): void {
-  if (plan.kind === 'mas-opd') return; // no estimator or objective of the RL parts runs
-  const estimator = ADVANTAGE_ESTIMATORS[plan.advantage];
-  if (estimator.needsCritic !== (plan.critics !== null)) throw new Error(`algorithm '${name}': estimator '${plan.advantage}' ${estimator.needsCritic ? 'needs' : 'reads no'} critic, but the plan ${plan.critics ? 'creates one' : 'has none'}`);
-  if (estimator.needsGroups && plan.sampling === 'independent') throw new Error(`algorithm '${name}': estimator '${plan.advantage}' compares episode groups, but the plan samples independent episodes`);
-  if (!estimator.levels.includes(plan.level)) throw new Error(`algorithm '${name}': estimator '${plan.advantage}' does not fill ${plan.level}-level units`);
 }
 
 function criticSpec(config: MarftConfig): ValueHeadSpec {
@@ -182,11 +123,10 @@ function replaceValuesByMean(actions: TrainAction[]): void {
   for (const a of actions) a.values_K = new Float32Array(a.values_K.length).fill(m);
 }
 
-async function trainStep(engine: Engine, task: Task, config: MarftConfig, plan: AlgorithmPlan, step: number, state: TrainerState): Promise<{ metrics: StepMetrics; state: TrainerState }> {
-  const started = performance.now();
-  const { rollout, train, critic } = config;
-  const seed = deriveSeed(config.seed, step);
-  const episodes = await task.rollout(engine, {
+/** The rollout request of step `step`: the same for every plan, whichever rollout answers it. */
+function rolloutRequest(config: MarftConfig, plan: AlgorithmPlan, step: number, seed: number): RolloutRequest {
+  const { rollout } = config;
+  return {
     step, seed, batchSize: rollout.batchSize, rolloutsPerPrompt: rollout.rolloutsPerPrompt,
     sampling: { temperature: rollout.temperature, topP: rollout.topP, topK: rollout.topK, maxNewTokens: rollout.maxNewTokens },
     policies: plan.policies,
@@ -195,13 +135,28 @@ async function trainStep(engine: Engine, task: Task, config: MarftConfig, plan: 
     ...(plan.rewards ? { rewardScheme: plan.rewards } : {}),
     // Without a critic nothing reads the centralised critic's input: the task need not render it.
     ...(plan.critics === null ? { criticView: false } : {}),
-  });
+  };
+}
+
+/** Steps of critic warm-up: the actor waits while a critic learns; a plan without a critic has none to wait for. */
+function warmupSteps(config: MarftConfig, plan: AlgorithmPlan): number {
+  return plan.critics === null ? 0 : config.critic.warmupSteps;
+}
+
+async function trainStep(run: RunContext, step: number, state: TrainerState): Promise<{ metrics: StepMetrics; state: TrainerState }> {
+  const { engine, task, config, plan } = run;
+  const started = performance.now();
+  const { rollout, train, critic } = config;
+  const seed = deriveSeed(config.seed, step);
+  const request = rolloutRequest(config, plan, step, seed);
+  const episodes = plan.rollout ? await plan.rollout(engine, request) : await task.rollout(engine, request);
   const rolloutSeconds = (performance.now() - started) / 1000;
 
   const actions = flattenEpisodes(episodes, plan, config);
   const m: StepMetrics = { step };
   m.score_mean = mean(episodes.map((e) => e.score));
-  for (const agent of task.agents) m[`reward/${agent}`] = mean(actions.filter((a) => a.agent === agent).map((a) => a.rawReward));
+  m.turns_mean = mean(episodes.map((e) => e.steps.length));
+  if (plan.reward !== 'none') for (const agent of task.agents) m[`reward/${agent}`] = mean(actions.filter((a) => a.agent === agent).map((a) => a.rawReward));
   m.response_length_mean = mean(actions.map((a) => a.length));
 
   let next = state;
@@ -215,7 +170,8 @@ async function trainStep(engine: Engine, task: Task, config: MarftConfig, plan: 
     await fillValues(engine, actions, plan.level, train.microBatchTokens);
     if (config.advantage.baseline === 'batch-mean') replaceValuesByMean(actions);
   }
-  assignCredit(actions, episodes, plan, config, task);
+  const creditMetrics = await assignCredit(actions, episodes, plan, config, task, run.teacher);
+  if (creditMetrics) Object.assign(m, creditMetrics);
 
   const all = valueUnits(actions, plan);
   const adv = moments(actions.flatMap((a) => Array.from(a.advantages_K)));
@@ -233,13 +189,14 @@ async function trainStep(engine: Engine, task: Task, config: MarftConfig, plan: 
     Object.assign(m, { value_mean: null, explained_variance: null });
   }
 
-  const actorLr = learningRate(config.actor.optim, Math.max(0, step - critic.warmupSteps), Math.max(1, train.steps - critic.warmupSteps));
+  const warmup = warmupSteps(config, plan);
+  const actorLr = learningRate(config.actor.optim, Math.max(0, step - warmup), Math.max(1, train.steps - warmup));
   const criticLr = learningRate(critic.optim, step, train.steps);
-  m.lr_actor = step >= critic.warmupSteps ? actorLr : 0;
+  m.lr_actor = step >= warmup ? actorLr : 0;
   m.lr_critic = hasCritic ? criticLr : null;
 
   let actorStats: ActorStats | null = null;
-  if (step >= critic.warmupSteps) {
+  if (step >= warmup) {
     const active = activeAgent(config, task.agents, step);
     if (active) m.active_agent = active;
     let updated = actions.filter((a) => a.policy !== null && (!active || a.agent === active));
@@ -252,7 +209,8 @@ async function trainStep(engine: Engine, task: Task, config: MarftConfig, plan: 
     if (plan.kl && config.actor.klCoef > 0) {
       await scoreActions(engine, { kind: 'base' }, updated, (a) => ({ tokens: a.tokens, scoreFrom: a.scoreFrom }), train.microBatchTokens, rollout.temperature > 0 ? rollout.temperature : 1, (a, lp) => (a.ref_K = lp));
     }
-    actorStats = await actorUpdate(engine, updated, plan, config, actorLr, deriveSeed(seed, 3));
+    const passes = updatePasses(updated, plan, config, deriveSeed(seed, 3), deriveSeed(seed, 7), episodes.length);
+    actorStats = await actorUpdate(engine, updated, plan, config, actorLr, passes);
   }
   const criticStats = hasCritic ? await criticUpdate(engine, actions, plan.level, config, criticLr, deriveSeed(seed, 4)) : null;
 
@@ -268,12 +226,6 @@ async function trainStep(engine: Engine, task: Task, config: MarftConfig, plan: 
   return { metrics: m, state: next };
 }
 
-/** The step function of each plan kind (./step-function.ts). */
-const STEP_KINDS: Record<NonNullable<AlgorithmPlan['kind']>, StepKind> = {
-  rl: async ({ engine, task, config, plan }) => (step, state) => trainStep(engine, task, config, plan, step, state),
-  'mas-opd': opdStepKind,
-};
-
 /** The progress line's note: reward, value loss, and the critic's explained variance per agent position. */
 function progressNote(m: StepMetrics): string {
   const ev = Object.keys(m).filter((k) => k.startsWith('explained_variance/pos')).map((k) => (m[k] === null ? '-' : Number(m[k]).toFixed(2)));
@@ -281,11 +233,16 @@ function progressNote(m: StepMetrics): string {
   return `score ${Number(m.score_mean).toFixed(3)} vloss ${Number(m.value_loss).toFixed(4)} ev ${ev.join('/')}`;
 }
 
-export async function train(options: TrainOptions): Promise<TrainResult> {
-  const { config, engine, task, runDir } = options;
+/** What the loop runs: a run's options and the plan (src/run/train.ts's train() builds it with planFor). */
+export interface LoopOptions extends TrainOptions {
+  plan: AlgorithmPlan;
+}
+
+export async function trainLoop(options: LoopOptions): Promise<TrainResult> {
+  const { config, engine, task, runDir, plan } = options;
   const notice = options.notice ?? stderrNotice;
-  const plan = planFor(config, task);
-  const runStep = await STEP_KINDS[plan.kind ?? 'rl']({ engine, task, config, plan, notice, ...(options.teacher ? { teacher: options.teacher } : {}) });
+  const run: RunContext = { engine, task, config, plan, notice, ...(options.teacher ? { teacher: options.teacher } : {}) };
+  await plan.prepare?.(run);
   await mkdir(runDir, { recursive: true });
   // One writer per run folder, for the whole run (docs/reliability.md).
   if (options.lock && options.lock.file !== join(runDir, LOCK_FILE)) throw new Error(`train: the lock given is ${options.lock.file}, not ${runDir}'s`);
@@ -313,7 +270,7 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
     const stop = Math.min(config.train.steps, options.stopAtStep ?? config.train.steps);
     for (let step = start; step < stop; step++) {
       const state = trainerState;
-      const done = await guardedStep(step, config, engine, trainables, () => runStep(step, state));
+      const done = await guardedStep(step, config, engine, trainables, () => trainStep(run, step, state));
       const m = done.metrics;
       trainerState = done.state;
       if (config.train.evalEvery > 0 && (step + 1) % config.train.evalEvery === 0) m.eval_score = (await evaluatePolicies(engine, task, config, plan.policies)).score;

@@ -14,7 +14,7 @@ import { parseConfig } from '../../src/config/load.ts';
 import { TabularEngine } from '../../src/engine/tabular/engine.ts';
 import { tagGroups } from '../../src/train/episode-groups.ts';
 import type { Task } from '../../src/train/task.ts';
-import { train } from '../../src/train/loop.ts';
+import { train } from '../../src/run/train.ts';
 import { CharTokenizer } from '../../src/tokenizer/index.ts';
 import { engineSampler, rollout, sequentialGraph, treeRollout, withPolicies, type StepInput, type StepOutcome, type TaskEnv, type Workflow } from '../../src/workflow/index.ts';
 

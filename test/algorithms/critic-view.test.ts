@@ -12,10 +12,8 @@ import { ALGORITHMS } from '../../src/config/choices.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import type { Engine } from '../../src/engine/types.ts';
 import { TabularEngine } from '../../src/engine/tabular/engine.ts';
-import { opdRollout, studentWorkflow } from '../../src/opd/opd-train.ts';
-import { PAPER_OPD_SETTINGS } from '../../src/opd/settings.ts';
 import type { RolloutRequest, Sampling, Task } from '../../src/train/task.ts';
-import { train } from '../../src/train/loop.ts';
+import { train } from '../../src/run/train.ts';
 import { createWorkflowTask, taskCharTokenizer, type WorkflowTask } from '../../src/tasks/index.ts';
 import { ScriptedSampler } from '../../src/workflow/index.ts';
 import type { Episode } from '../../src/workflow/trajectory.ts';
@@ -26,7 +24,7 @@ test('the trainer asks for no critic input exactly when the algorithm has no cri
   for (const algorithm of ALGORITHMS) {
     const config = parseConfig({ algorithm, model: { engine: 'tabular' }, rollout: { batchSize: 1, rolloutsPerPrompt: 2 }, train: { steps: 1 } });
     const plan = ALGORITHM_REGISTRY[algorithm].plan(['a', 'b'], config);
-    if (plan.kind === 'mas-opd') continue; // its own rollout (below)
+    if (plan.rollout) continue; // its own rollout (below)
     let asked: RolloutRequest | undefined;
     const task: Task = {
       agents: ['a', 'b'], treeSampling: true, rewardSchemes: ['cure'],
@@ -68,11 +66,10 @@ test('the workflow task renders the critic input unless asked not to, for group 
 
 test('MAS-OPD rollouts carry no critic input', async () => {
   const task = duo();
-  const source = task.distillation();
-  const { workflow, adapters } = studentWorkflow(source.workflow);
+  const plan = ALGORITHM_REGISTRY['mas-opd'].plan(task.agents, parseConfig({ algorithm: 'mas-opd' }), task);
   const engine = new TabularEngine(tok.vocabSize);
-  for (const name of Object.values(adapters)) await engine.createAdapter(name, { rank: 1, alpha: 1, targetModules: [] }, 1);
-  const episodes = await opdRollout(engine, tok, workflow, source.trainEnvs(2, 5), { ...PAPER_OPD_SETTINGS, maxNewTokens: 3 }, 5);
+  for (const name of new Set(Object.values(plan.policies))) await engine.createAdapter(name, { rank: 1, alpha: 1, targetModules: [] }, 1);
+  const episodes = await plan.rollout!(engine, { step: 0, seed: 5, batchSize: 2, rolloutsPerPrompt: 1, sampling: { ...SAMPLING, maxNewTokens: 3 }, policies: plan.policies });
   assert.ok(records(episodes).length >= 4);
   assert.ok(records(episodes).every((a) => a.criticTokens === undefined));
 });

@@ -16,7 +16,7 @@ import { ScriptedSampler } from '../../src/workflow/index.ts';
 import type { Engine } from '../../src/engine/types.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { buildRun } from '../../src/run/setup.ts';
-import { train } from '../../src/train/loop.ts';
+import { train } from '../../src/run/train.ts';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const long = process.env.MARFT_LONG_TESTS === '0';

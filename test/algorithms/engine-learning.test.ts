@@ -15,7 +15,7 @@ import { basePolicies, evaluatePolicies } from '../../src/train/evaluate.ts';
 import { coordinationGame } from '../../src/tasks/toy/coordination-game.ts';
 import { bandit } from '../../src/tasks/toy/bandit.ts';
 import { toyDecoder } from '../../src/tasks/toy/toy-decoder.ts';
-import { train } from '../../src/train/loop.ts';
+import { train } from '../../src/run/train.ts';
 import type { TaskBundle } from '../../src/train/task.ts';
 
 const long = process.env.MARFT_LONG_TESTS !== '0';

@@ -13,7 +13,8 @@ import { TabularEngine } from '../../src/engine/tabular/engine.ts';
 import { basePolicies, evaluatePolicies } from '../../src/train/evaluate.ts';
 import { coordinationGame } from '../../src/tasks/toy/coordination-game.ts';
 import { bandit } from '../../src/tasks/toy/bandit.ts';
-import { checkPlan, planFor, train } from '../../src/train/loop.ts';
+import { train } from '../../src/run/train.ts';
+import { checkPlan, planFor } from '../../src/algorithms/check.ts';
 
 async function run(algorithm: 'grpo' | 'magrpo', which: 'bandit' | 'coordination', steps: number) {
   const config = parseConfig({

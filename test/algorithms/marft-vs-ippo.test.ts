@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../../src/config/load.ts';
 import { TabularEngine } from '../../src/engine/tabular/engine.ts';
-import { train } from '../../src/train/loop.ts';
+import { train } from '../../src/run/train.ts';
 import { relayGame } from '../../src/tasks/toy/relay-game.ts';
 import type { StepMetrics } from '../../src/runs/metrics-log.ts';
 

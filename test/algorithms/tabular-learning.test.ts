@@ -10,7 +10,7 @@ import { basePolicies, evaluatePolicies } from '../../src/train/evaluate.ts';
 import { TabularEngine } from '../../src/engine/tabular/engine.ts';
 import { coordinationGame } from '../../src/tasks/toy/coordination-game.ts';
 import { bandit } from '../../src/tasks/toy/bandit.ts';
-import { train } from '../../src/train/loop.ts';
+import { train } from '../../src/run/train.ts';
 
 async function run(overrides: Record<string, unknown>, taskOptions: Record<string, unknown>, steps: number, which: 'coordination' | 'bandit' = 'coordination') {
   const config = parseConfig({

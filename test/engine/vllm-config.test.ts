@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/config/load.ts';
 import { ConfigError } from '../../src/config/schema-dsl.ts';
 import { buildRun } from '../../src/run/setup.ts';
-import { train } from '../../src/train/loop.ts';
+import { train } from '../../src/run/train.ts';
 import { VllmSampledEngine } from '../../src/engine/vllm/engine.ts';
 import { repoRoot, tempDir } from './oracle-helpers.ts';
 import { runCli } from '../cli/spawn-cli.ts';

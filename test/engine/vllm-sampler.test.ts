@@ -25,7 +25,7 @@ import { VllmServer } from '../../src/engine/vllm/server.ts';
 import { VllmSampledEngine } from '../../src/engine/vllm/engine.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { buildTask } from '../../src/run/setup.ts';
-import { train } from '../../src/train/loop.ts';
+import { train } from '../../src/run/train.ts';
 import { repoRoot, tempDir } from './oracle-helpers.ts';
 import { skipWithoutTorch, torchTestOptions } from './torch-helpers.ts';
 import { skipWithoutVllm, vllmPython } from './vllm-helpers.ts';

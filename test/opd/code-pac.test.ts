@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { CodeEnv } from '../../src/env/code-env.ts';
 import type { CodeProblem } from '../../src/env/datasets/index.ts';
 import { codeAttributor } from '../../src/opd/code-attributor.ts';
-import { buildResponses, type OpdStepContext } from '../../src/opd/opd-step.ts';
+import { teacherRequests, type TeacherScoring } from '../../src/opd/teacher-estimator.ts';
 import { DEFAULT_ROLE_CONDITIONS } from '../../src/opd/role-conditions.ts';
 import { PAPER_OPD_SETTINGS } from '../../src/opd/settings.ts';
 import { TurnRecordingEnv } from '../../src/opd/turn-recording-env.ts';
@@ -24,12 +24,11 @@ async function play(workflow: Workflow, env: TaskEnv, sampler: ActionSampler, to
   return episode!;
 }
 
-function context(tokenizer: Tokenizer): OpdStepContext {
-  return {
-    student: null as never, teacher: null as never, tokenizer,
-    roleOf: new Map([['coder', 'Coder'], ['tester', 'Tester']]),
-    conditions: DEFAULT_ROLE_CONDITIONS, attribute: codeAttributor, settings: { ...PAPER_OPD_SETTINGS },
-  };
+/** The teacher's inputs for every turn of the episodes (src/opd/teacher-estimator.ts), each with its turn and the student's prompt. */
+async function buildResponses(episodes: Episode[], tokenizer: Tokenizer) {
+  const scoring: TeacherScoring = { tokenizer, conditions: DEFAULT_ROLE_CONDITIONS, attribute: codeAttributor, settings: { ...PAPER_OPD_SETTINGS } };
+  const { requests, conclusions } = await teacherRequests(episodes, new Map([['coder', 'Coder'], ['tester', 'Tester']]), scoring);
+  return { conclusions, responses: requests.map((r) => ({ ...r, t: r.action.step, promptTokens: r.action.promptTokens })) };
 }
 
 test('code PAC on an MBPP rollout through the sandbox: PROGRAM_INCONSISTENT, TEST_INCONSISTENT, BOTH_CONSISTENT, each in the next teacher context only', { timeout: 120_000 }, async () => {
@@ -55,7 +54,7 @@ test('code PAC on an MBPP rollout through the sandbox: PROGRAM_INCONSISTENT, TES
   assert.deepEqual(codeAttributor(episode, 1)!.observations, ['On test input "", the program printed "", while the declared expected output was "x".']);
   assert.equal(codeAttributor(episode, 3), null, 'no turn 3');
 
-  const { responses, conclusions } = await buildResponses([episode], context(tokenizer));
+  const { responses, conclusions } = await buildResponses([episode], tokenizer);
   assert.deepEqual(conclusions, ['PROGRAM_INCONSISTENT', 'TEST_INCONSISTENT', 'BOTH_CONSISTENT']);
   assert.equal(responses.length, 6);
   for (const r of responses) {
@@ -93,7 +92,7 @@ test('a code verdict never contains a reference value (adversarial golden output
   const verdict = codeAttributor(episode, 0)!;
   assert.equal(verdict.conclusion, 'BOTH_INCONSISTENT');
   assert.deepEqual(verdict.observations, ['On test input "1", the program printed "oops", while the declared expected output was "maybe".']);
-  const { responses } = await buildResponses([episode], context(tokenizer));
+  const { responses } = await buildResponses([episode], tokenizer);
   assert.ok(responses.some((r) => tokenizer.decode(r.teacherPrompt).includes('BOTH_INCONSISTENT')));
   for (const r of responses) {
     const teacherText = tokenizer.decode(r.teacherPrompt);

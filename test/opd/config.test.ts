@@ -10,11 +10,12 @@ import { loadConfig, parseConfig } from '../../src/config/load.ts';
 import { ROLE_LINE_RULES } from '../../src/config/choices.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { opdSettingsOf } from '../../src/opd/config-settings.ts';
-import { configuredConditions } from '../../src/opd/opd-run-step.ts';
+import { configuredConditions } from '../../src/opd/config-settings.ts';
+import { estimatorName } from '../../src/train/credit/index.ts';
 import { DEFAULT_ROLE_CONDITIONS, contrastRole } from '../../src/opd/role-conditions.ts';
 import { PAPER_OPD_SETTINGS } from '../../src/opd/settings.ts';
 import { learningRate } from '../../src/train/schedules.ts';
-import { planFor } from '../../src/train/loop.ts';
+import { planFor } from '../../src/algorithms/check.ts';
 import { createWorkflowTask } from '../../src/tasks/index.ts';
 
 const paper = new URL('../../examples/mas-opd-paper.yaml', import.meta.url).pathname;
@@ -49,7 +50,7 @@ test('opd.contrast overrides κ after the file; a value that is not a role name 
 test('mas-opd plans one adapter per role: agents of a role share it, and there is no critic', () => {
   const task = createWorkflowTask({ dataset: 'gsm8k', workflow: 'reasoner-tooluser', agentsPerRole: 2 });
   const plan = planFor(parseConfig({ task: { name: 'workflow' }, algorithm: 'mas-opd' }), task);
-  assert.equal(plan.kind, 'mas-opd');
+  assert.equal(estimatorName(plan.advantage), 'teacher-kl');
   assert.equal(plan.critics, null);
   assert.deepEqual(plan.policies, { reasoner_1: 'opd-reasoner', reasoner_2: 'opd-reasoner', tool_user_1: 'opd-tool-user', tool_user_2: 'opd-tool-user' });
 });

@@ -1,8 +1,10 @@
 // MAS-OPD through `marft train` (algorithm: mas-opd) on examples/mas-opd-tiny.yaml: tiny students the
-// workflow task builds, a tiny teacher folder written here by scripts/make-tiny-model.ts. The trainer
-// gives it the same maths as trainOpd (same metrics, step by step), an exact resume from a
-// checkpoint, the divergence guard, and the CLI's run folder (config.json, lock released); a teacher
-// with another tokenizer is refused in one line before any step.
+// workflow task builds, a tiny teacher folder written here by scripts/make-tiny-model.ts. The one
+// training pipeline gives it the maths of MAS-OPD's former step of its own (a frozen copy in
+// ./reference/: the same role adapters within 1e-6 after every step, first and later minibatches, and
+// the same per-role metrics), an exact resume from a checkpoint, the divergence guard, and the CLI's
+// run folder (config.json, lock released); a teacher with another tokenizer is refused in one line
+// before any step.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -14,8 +16,10 @@ import { loadConfig } from '../../src/config/load.ts';
 import type { MarftConfig } from '../../src/config/schema.ts';
 import { opdSettingsOf } from '../../src/opd/config-settings.ts';
 import { distillationOf } from '../../src/opd/distillable-task.ts';
-import { trainOpd } from '../../src/opd/opd-train.ts';
-import { planFor, train } from '../../src/train/loop.ts';
+import { trainOpd } from './reference/opd-train.ts';
+import { adapterDiff } from '../engine/adapter-diff.ts';
+import { train } from '../../src/run/train.ts';
+import { planFor } from '../../src/algorithms/check.ts';
 import type { StepMetrics } from '../../src/runs/metrics-log.ts';
 import { DivergenceError } from '../../src/runs/run-errors.ts';
 import { buildRun } from '../../src/run/setup.ts';
@@ -45,22 +49,29 @@ async function open(config: MarftConfig, runDir: string) {
   return { task: bundle.task, engine, teacher, dispose: async () => (await engine.dispose(), await teacher.dispose()) };
 }
 
-const TIMINGS = ['step_time_s', 'rollout_time_s'];
+const TIMINGS = ['step_time_s', 'rollout_time_s', 'tokens_per_s'];
+const ROLES = ['opd-reasoner', 'opd-tool-user'];
 const untimed = (ms: StepMetrics[]) => ms.map((m) => Object.fromEntries(Object.entries(m).filter(([k]) => !TIMINGS.includes(k))));
 
-test('the trainer runs trainOpd\'s maths: the same metrics step by step, one adapter per role, checkpoints that resume exactly', { timeout: 300_000 }, async () => {
+test('the pipeline runs MAS-OPD\'s maths: the reference step\'s adapters within 1e-6 after every step (two minibatches each), its per-role metrics, checkpoints that resume exactly', { timeout: 300_000 }, async () => {
   const config = await tinyConfig();
   const runDir = join(dir, 'full');
   const full = await open(config, runDir);
   const plan = planFor(config, full.task);
   assert.deepEqual(plan.policies, { reasoner: 'opd-reasoner', tool_user: 'opd-tool-user' });
-  const result = await train({ config, engine: full.engine, task: full.task, runDir, progress: false, teacher: full.teacher });
+  const saveAfter = (engine: { saveAdapter(name: string, dir: string): Promise<void> }, root: string) => async (step: number) => {
+    for (const name of ROLES) await engine.saveAdapter(name, join(root, `step-${step}`, name));
+  };
+  const pipelineSaved = join(dir, 'pipeline-adapters');
+  const afterPipelineStep = saveAfter(full.engine, pipelineSaved);
+  const result = await train({ config, engine: full.engine, task: full.task, runDir, progress: false, teacher: full.teacher, onStep: (m) => afterPipelineStep(Number(m.step)) });
   await full.dispose();
   assert.equal(result.metrics.length, 2);
   for (const m of result.metrics) {
-    for (const key of ['a_opd_reasoner', 'a_role_tool_user', 'teacher_logprob_reasoner', 'loss', 'grad_norm', 'importance_ratio', 'score_mean']) assert.ok(Number.isFinite(m[key] as number), `${key}: ${m[key]}`);
+    for (const key of ['a_opd_reasoner', 'a_role_tool_user', 'teacher_logprob_reasoner', 'policy_loss', 'grad_norm_actor', 'importance_weight_mean', 'score_mean']) assert.ok(Number.isFinite(m[key] as number), `${key}: ${m[key]}`);
     assert.equal(m.responses_reasoner, m.responses_tool_user);
-    assert.notEqual(m.importance_ratio, 1, 'the second minibatch (opd.minibatchSize 1) is importance-weighted');
+    assert.notEqual(m.importance_weight_mean, 1, 'the second minibatch (opd.minibatchSize 1) is importance-weighted');
+    assert.equal(m.importance_capped_fraction, 0, 'no ratio reaches actor.behaviourCap, so the cap changes nothing here');
   }
   // The checkpoint: both role adapters with their optimiser state, and the trainer's state.
   const cp = result.checkpoint;
@@ -70,14 +81,25 @@ test('the trainer runs trainOpd\'s maths: the same metrics step by step, one ada
   assert.deepEqual([state.step, state.critics, state.config.algorithm], [2, [], 'mas-opd']);
   assert.ok(state.trainer);
 
-  // trainOpd on the same students' base, teacher, task and settings.
+  // The reference step (MAS-OPD's own loop before the pipeline) on the same students' base, teacher, task and settings.
   const direct = await open(config, join(dir, 'direct'));
   const source = distillationOf(direct.task)!;
-  const reference = await trainOpd({ student: direct.engine, teacher: direct.teacher, tokenizer: source.tokenizer, task: source, settings: opdSettingsOf(config), seed: config.seed });
+  const referenceSaved = join(dir, 'reference-adapters');
+  const afterReferenceStep = saveAfter(direct.engine, referenceSaved);
+  const reference = await trainOpd({ student: direct.engine, teacher: direct.teacher, tokenizer: source.tokenizer, task: source, settings: opdSettingsOf(config), seed: config.seed, onStep: (m) => afterReferenceStep(Number(m.step) - 1) });
   await direct.dispose();
-  const comparable = (ms: StepMetrics[], offset: number) =>
-    untimed(ms).map((m) => Object.fromEntries(Object.entries(m).filter(([k]) => k !== 'lr_actor').map(([k, v]) => [k, k === 'step' ? (v as number) + offset : v])));
-  assert.deepEqual(comparable(result.metrics, 1), comparable(reference.metrics, 0));
+  for (const step of [0, 1]) {
+    for (const name of ROLES) {
+      const { diff, moved } = adapterDiff(join(pipelineSaved, `step-${step}`, name), join(referenceSaved, `step-${step}`, name));
+      assert.ok(moved, `${name} moved at step ${step}`);
+      assert.ok(diff <= 1e-6, `${name} after step ${step}: max |Δ| ${diff}`);
+    }
+  }
+  // The per-role metrics are the same numbers (names shared with every algorithm's are checked above).
+  const PER_ROLE = /^(a_opd_|a_role_|teacher_logprob_|student_logprob_|responses_|pac_)|^(score_mean|turns_mean)$/;
+  const perRole = (ms: StepMetrics[]) => ms.map((m) => Object.fromEntries(Object.entries(m).filter(([k]) => PER_ROLE.test(k))));
+  assert.deepEqual(perRole(result.metrics), perRole(reference.metrics));
+  result.metrics.forEach((m, i) => assert.ok(Math.abs((m.grad_norm_actor as number) - (reference.metrics[i]!.grad_norm as number)) <= 1e-5 * Math.max(1, reference.metrics[i]!.grad_norm as number), `grad norm at step ${i}`));
 
   // Stopped after step 1 (as a kill after that checkpoint leaves it), resumed with fresh objects.
   const splitDir = join(dir, 'split');

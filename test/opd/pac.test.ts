@@ -5,12 +5,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MathEnv } from '../../src/env/math-env.ts';
 import { mathAttributor } from '../../src/opd/math-attributor.ts';
-import { buildResponses, type OpdStepContext } from '../../src/opd/opd-step.ts';
+import type { Episode } from '../../src/workflow/trajectory.ts';
+import { teacherRequests, type TeacherScoring } from '../../src/opd/teacher-estimator.ts';
 import { codeAttribution, mathAttribution, renderVerdict } from '../../src/opd/pac.ts';
 import { DEFAULT_ROLE_CONDITIONS } from '../../src/opd/role-conditions.ts';
 import { PAPER_OPD_SETTINGS } from '../../src/opd/settings.ts';
 import { TurnRecordingEnv } from '../../src/opd/turn-recording-env.ts';
 import { CharTokenizer } from '../../src/tokenizer/index.ts';
+import type { Tokenizer } from '../../src/tokenizer/types.ts';
 import { ScriptedSampler, reasonerToolUser, rollout } from '../../src/workflow/index.ts';
 import type { RunOutcome } from '../../src/sandbox/index.ts';
 
@@ -84,18 +86,17 @@ async function pairEpisode(reference: string) {
   return { episode: episode!, tokenizer };
 }
 
-function context(tokenizer: CharTokenizer): OpdStepContext {
-  return {
-    student: null as never, teacher: null as never, tokenizer,
-    roleOf: new Map([['reasoner', 'Reasoner'], ['tool_user', 'Tool-User']]),
-    conditions: DEFAULT_ROLE_CONDITIONS, attribute: mathAttributor, settings: { ...PAPER_OPD_SETTINGS },
-  };
+/** The teacher's inputs for every turn of the episodes (src/opd/teacher-estimator.ts), each with its turn and the student's prompt. */
+async function buildResponses(episodes: Episode[], tokenizer: Tokenizer) {
+  const scoring: TeacherScoring = { tokenizer, conditions: DEFAULT_ROLE_CONDITIONS, attribute: mathAttributor, settings: { ...PAPER_OPD_SETTINGS } };
+  const { requests, conclusions } = await teacherRequests(episodes, new Map([['reasoner', 'Reasoner'], ['tool_user', 'Tool-User']]), scoring);
+  return { conclusions, responses: requests.map((r) => ({ ...r, t: r.action.step, promptTokens: r.action.promptTokens })) };
 }
 
 test('PAC on a real rollout: verdicts of turn t enter the teacher context of turn t+1 only, never a student prompt', async () => {
   const { episode, tokenizer } = await pairEpisode('12');
   assert.equal(episode.steps.length, 3);
-  const { responses, conclusions } = await buildResponses([episode], context(tokenizer));
+  const { responses, conclusions } = await buildResponses([episode], tokenizer);
   assert.deepEqual(conclusions, ['BOTH_INCONSISTENT', 'BOTH_INCONSISTENT', 'BOTH_CONSISTENT']);
   for (const r of responses) {
     const studentText = tokenizer.decode(r.promptTokens);
@@ -116,7 +117,7 @@ test('PAC on a real rollout: verdicts of turn t enter the teacher context of tur
 
 test('a verdict never contains a reference value (adversarial reference)', async () => {
   const { episode, tokenizer } = await pairEpisode('271828');
-  const { responses, conclusions } = await buildResponses([episode], context(tokenizer));
+  const { responses, conclusions } = await buildResponses([episode], tokenizer);
   assert.ok(conclusions.every((c) => c === 'BOTH_INCONSISTENT'));
   for (const r of responses) assert.ok(!tokenizer.decode(r.teacherPrompt).includes('271828'));
   // And with a reference the agents did reach, the verdict reports only what they produced.

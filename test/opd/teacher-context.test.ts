@@ -3,7 +3,7 @@
 // and the student's own input left unchanged.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { teacherInputs } from '../../src/opd/opd-step.ts';
+import { teacherInputs } from '../../src/opd/teacher-estimator.ts';
 import { DEFAULT_ROLE_CONDITIONS, conditionText, contrastRole, mergeRoleConditions } from '../../src/opd/role-conditions.ts';
 import { splitRoleLine, teacherMessages } from '../../src/opd/teacher-context.ts';
 import { CharTokenizer } from '../../src/tokenizer/index.ts';

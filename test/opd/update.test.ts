@@ -1,28 +1,35 @@
-// The update through the engine interface: each role's gradient reaches only its own adapter; a
-// teacher with another tokenizer is refused; one whole training step runs on the lookup-table
-// engine and reports the per-role metrics.
+// MAS-OPD's update through the training pipeline: each role's gradient reaches only its own adapter;
+// a teacher with another tokenizer is refused; one whole training step runs on the lookup-table
+// engine and reports the per-role metrics; a step's minibatches hold whole episodes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseConfig } from '../../src/config/load.ts';
+import { episodeMinibatches } from '../../src/core/batching.ts';
 import { MathEnv } from '../../src/env/math-env.ts';
 import { mathAttributor } from '../../src/opd/math-attributor.ts';
-import { updatePolicies, type OpdResponse, type OpdStepContext } from '../../src/opd/opd-step.ts';
-import { trainOpd } from '../../src/opd/opd-train.ts';
-import { opdAdvantages } from '../../src/opd/advantages.ts';
-import { DEFAULT_ROLE_CONDITIONS } from '../../src/opd/role-conditions.ts';
-import { PAPER_OPD_SETTINGS, type OpdSettings } from '../../src/opd/settings.ts';
+import type { DistillableTask } from '../../src/opd/distillable-task.ts';
 import { assertSameTokenizer } from '../../src/opd/tokenizer-match.ts';
 import { TabularEngine } from '../../src/engine/tabular/engine.ts';
+import { train } from '../../src/run/train.ts';
+import type { TrainAction } from '../../src/train/types.ts';
+import { actorUpdate } from '../../src/train/update/actor-update.ts';
 import { CharTokenizer } from '../../src/tokenizer/index.ts';
 import { reasonerToolUser } from '../../src/workflow/index.ts';
+import type { ActionRecord } from '../../src/workflow/trajectory.ts';
 import type { RunOutcome } from '../../src/sandbox/index.ts';
 
-const settings: OpdSettings = { ...PAPER_OPD_SETTINGS, optim: { ...PAPER_OPD_SETTINGS.optim, lr: 0.1 }, maxNewTokens: 6, steps: 1, batchSize: 2, minibatchSize: 1 };
+const config = parseConfig({ algorithm: 'mas-opd', actor: { optim: { lr: 0.1, schedule: 'constant', warmupRatio: 0 } } });
 
-function response(role: string, policy: string, episode: number): OpdResponse {
-  const behaviour = Float32Array.from([-2, -2]);
+/** One 2-token response of `role` with advantages teacher − student = [−1, −3] − [−2, −2] = [+1, −1]. */
+function response(role: string, policy: string, episode: number): TrainAction {
+  const record = { agent: role.toLowerCase(), agentIndex: 0, step: 0, policy, promptTokens: [9, 10, 11], actionTokens: [12, 13], behaviourLogprobs: [-2, -2], stopReason: 'stop_token', text: '', reward: 0 } as ActionRecord;
   return {
-    episode, t: 0, agent: role.toLowerCase(), role, policy, promptTokens: [9, 10, 11], actionTokens: [12, 13], behaviour,
-    teacherPrompt: [9], contrastPrompt: null, advantages: opdAdvantages([-1, -3], null, behaviour, 0),
+    record, episode, t: 0, agentIndex: 0, agent: record.agent, role, policy, critic: null, group: null, joint: null,
+    tokens: [9, 10, 11, 12, 13], criticTokens: [9, 10, 11], scoreFrom: 3, length: 2, text: '', behaviourLogprobs_K: Float32Array.of(-2, -2),
+    rawReward: 0, reward: 0, scale: 1, values_K: new Float32Array(0), advantages_K: Float64Array.of(1, -1), returns_K: Float64Array.of(1, -1),
   };
 }
 
@@ -35,9 +42,8 @@ test("each role's gradient reaches only its own adapter", async () => {
     r: (await engine.forward({ kind: 'adapter', name: 'opd-reasoner' }, seq)).logprobs![0]!,
     t: (await engine.forward({ kind: 'adapter', name: 'opd-tool-user' }, seq)).logprobs![0]!,
   };
-  const ctx = { student: engine, settings } as unknown as OpdStepContext;
   const only = [response('Reasoner', 'opd-reasoner', 0)];
-  await updatePolicies([only], ctx);
+  await actorUpdate(engine, only, { level: 'token', policyLoss: 'importance-weighted-pg', kl: false, aggregation: 'role-turn-token-mean' }, config, 0.1, [[only]]);
   const after = {
     r: (await engine.forward({ kind: 'adapter', name: 'opd-reasoner' }, seq)).logprobs![0]!,
     t: (await engine.forward({ kind: 'adapter', name: 'opd-tool-user' }, seq)).logprobs![0]!,
@@ -63,18 +69,21 @@ test('one training step on the lookup-table engine: per-role metrics, PAC fracti
   const student = new TabularEngine(tokenizer.vocabSize, tokenizer.eosTokenIds);
   const teacher = new TabularEngine(tokenizer.vocabSize, tokenizer.eosTokenIds);
   const runProgram = async (): Promise<RunOutcome> => ({ status: 'ok', exitCode: 0, signal: null, stdout: '3\n', stderr: '', wallMs: 1 }) as RunOutcome;
-  const result = await trainOpd({
-    student, teacher, tokenizer, seed: 3, settings,
-    task: {
-      workflow: reasonerToolUser({ horizon: 2 }),
+  const workflow = reasonerToolUser({ horizon: 2 });
+  const task: DistillableTask = {
+    agents: workflow.agents.map((a) => a.name),
+    rollout: async () => [],
+    evaluate: async () => [],
+    distillation: () => ({
+      workflow, tokenizer, attribute: mathAttributor,
       trainEnvs: (count) => Array.from({ length: count }, (_, i) => new MathEnv({ domain: 'math', id: `p${i}`, dataset: 'test', question: '1+2', answer: '3', meta: {} }, { runProgram })),
-      attribute: mathAttributor,
-    },
-    conditions: DEFAULT_ROLE_CONDITIONS,
-  });
-  assert.deepEqual(result.adapters, { Reasoner: 'opd-reasoner', 'Tool-User': 'opd-tool-user' });
+    }),
+  };
+  const stepConfig = parseConfig({ ...config, seed: 3, train: { steps: 1 }, rollout: { batchSize: 2, maxNewTokens: 6 }, opd: { minibatchSize: 1 } });
+  const result = await train({ config: stepConfig, engine: student, teacher, task, runDir: mkdtempSync(join(tmpdir(), 'marft-opd-step-')), progress: false });
+  assert.deepEqual(result.plan.policies, { reasoner: 'opd-reasoner', tool_user: 'opd-tool-user' });
   const m = result.metrics[0]!;
-  for (const key of ['a_opd_reasoner', 'a_role_tool_user', 'teacher_logprob_reasoner', 'student_logprob_tool_user', 'loss', 'grad_norm', 'importance_ratio']) {
+  for (const key of ['a_opd_reasoner', 'a_role_tool_user', 'teacher_logprob_reasoner', 'student_logprob_tool_user', 'policy_loss', 'grad_norm_actor', 'importance_weight_mean']) {
     assert.equal(typeof m[key], 'number', key);
     assert.ok(Number.isFinite(m[key] as number), key);
   }
@@ -87,12 +96,11 @@ test('one training step on the lookup-table engine: per-role metrics, PAC fracti
   assert.equal(result.metrics.length, 1);
 });
 
-test('minibatches split by episode: a step of 5 episodes in minibatches of 2 gives 3, each episode whole', async () => {
-  const { minibatchesByEpisode } = await import('../../src/opd/opd-step.ts');
+test('minibatches split by episode: a step of 5 episodes in minibatches of 2 gives 3, each episode whole', () => {
   const responses = [0, 0, 1, 2, 2, 3, 4].map((e, k) => response(k % 2 ? 'Reasoner' : 'Tool-User', 'p', e));
-  const mbs = minibatchesByEpisode(responses, 5, 2, 7);
+  const mbs = episodeMinibatches(responses, (a) => a.episode, 5, 2, 7);
   assert.equal(mbs.length, 3);
   assert.deepEqual(mbs.flat().sort((a, b) => responses.indexOf(a) - responses.indexOf(b)), responses);
   for (const e of [0, 2]) assert.equal(mbs.filter((mb) => mb.some((r) => r.episode === e)).length, 1, `episode ${e} is in one minibatch`);
-  assert.deepEqual(minibatchesByEpisode(responses, 5, 8, 7), [responses]);
+  assert.deepEqual(episodeMinibatches(responses, (a) => a.episode, 5, 8, 7), [responses]);
 });

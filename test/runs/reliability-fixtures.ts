@@ -4,7 +4,7 @@ import { parseConfig } from '../../src/config/load.ts';
 import type { MarftConfig } from '../../src/config/schema.ts';
 import { isTimingKey, type StepMetrics } from '../../src/runs/metrics-log.ts';
 import { buildRun } from '../../src/run/setup.ts';
-import { train, type TrainOptions, type TrainResult } from '../../src/train/loop.ts';
+import { train, type TrainOptions, type TrainResult } from '../../src/run/train.ts';
 
 type Tree = Record<string, unknown>;
 

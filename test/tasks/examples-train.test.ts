@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config/load.ts';
 import { buildRun } from '../../src/run/setup.ts';
 import { EmbeddedEngine } from '../../src/engine/embedded/engine.ts';
-import { train } from '../../src/train/loop.ts';
+import { train } from '../../src/run/train.ts';
 import { evaluatePolicies } from '../../src/train/evaluate.ts';
 import { MetricsLog } from '../../src/runs/metrics-log.ts';
 import { loadDataset } from '../../src/env/datasets/index.ts';

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseConfig } from '../../src/config/load.ts';
 import type { Engine, SampleParams, SampleResult, Target } from '../../src/engine/types.ts';
-import { planFor } from '../../src/train/loop.ts';
+import { planFor } from '../../src/algorithms/check.ts';
 import { flattenEpisodes } from '../../src/train/batch.ts';
 import { taskFactory } from '../../src/run/task-registry.ts';
 import { relayAgentNames, relayGame, relayTokens } from '../../src/tasks/toy/relay-game.ts';

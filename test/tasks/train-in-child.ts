@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { parseConfig } from '../../src/config/load.ts';
 import { buildRun } from '../../src/run/setup.ts';
-import { train } from '../../src/train/loop.ts';
+import { train } from '../../src/run/train.ts';
 
 const [configFile, runDir, stop] = process.argv.slice(2);
 const config = parseConfig(JSON.parse(readFileSync(configFile!, 'utf8')));

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { ALGORITHM_REGISTRY } from '../../src/algorithms/index.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import { TabularEngine } from '../../src/engine/tabular/engine.ts';
-import { train } from '../../src/train/loop.ts';
+import { train } from '../../src/run/train.ts';
 import { coordinationGame } from '../../src/tasks/toy/coordination-game.ts';
 import { EMPTY_MOMENTS, momentsStd, updateMoments } from '../../src/core/running-moments.ts';
 import { assignCredit, flattenEpisodes, scaleRewards, type TrainAction } from '../../src/train/batch.ts';

@@ -14,7 +14,8 @@ import { ConfigError } from '../../src/config/schema-dsl.ts';
 import type { BackwardGrads, GraphHandle, Target } from '../../src/engine/types.ts';
 import { TabularEngine } from '../../src/engine/tabular/engine.ts';
 import type { Task } from '../../src/train/task.ts';
-import { planFor, train } from '../../src/train/loop.ts';
+import { train } from '../../src/run/train.ts';
+import { planFor } from '../../src/algorithms/check.ts';
 import type { Episode } from '../../src/workflow/trajectory.ts';
 
 const V = 7;

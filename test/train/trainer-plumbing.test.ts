@@ -10,7 +10,7 @@ import type { BackwardGrads, GraphHandle, Target } from '../../src/engine/types.
 import { TabularEngine } from '../../src/engine/tabular/engine.ts';
 import type { Task } from '../../src/train/task.ts';
 import { coordinationGame } from '../../src/tasks/toy/coordination-game.ts';
-import { train } from '../../src/train/loop.ts';
+import { train } from '../../src/run/train.ts';
 import type { Episode } from '../../src/workflow/trajectory.ts';
 
 const V = 7; // vocabulary: a fresh adapter is uniform, log p = −ln 7 per token

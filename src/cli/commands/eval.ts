@@ -12,7 +12,7 @@ import { configDifferences, fixedReason } from '../../runs/config-change.ts';
 import type { MarftConfig } from '../../config/schema.ts';
 import { basePolicies, evaluatePolicies } from '../../train/evaluate.ts';
 import { buildRun, buildSamplingModel, buildTask } from '../../run/setup.ts';
-import { planFor } from '../../train/loop.ts';
+import { planFor } from '../../algorithms/check.ts';
 
 export const summary = 'score a checkpoint, or the untrained system, on held-out problems (CONFIG --checkpoint DIR [--base] | CONFIG --base)';
 

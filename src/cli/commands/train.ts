@@ -15,7 +15,8 @@ import { assertTrainableModel, buildEngine, buildTask } from '../../run/setup.ts
 import { SamplerMismatchError } from '../../engine/vllm/consistency.ts';
 import type { SamplingEngine } from '../../engine/types.ts';
 import { openTeacher } from '../../run/teacher.ts';
-import { planFor, train } from '../../train/loop.ts';
+import { train } from '../../run/train.ts';
+import { planFor } from '../../algorithms/check.ts';
 
 export const summary = 'train a multi-agent system with MARFT, a baseline or MAS-OPD (CONFIG --run-dir DIR, or --resume DIR)';
 

@@ -13,7 +13,10 @@ import { join } from 'node:path';
 import { createEngine } from '../../engine/index.ts';
 import type { Engine } from '../../engine/types.ts';
 import { mathAttributor } from '../../opd/math-attributor.ts';
-import { opdRollout, trainOpd } from '../../opd/opd-train.ts';
+import { parseConfig } from '../../config/load.ts';
+import type { DistillableTask } from '../../opd/distillable-task.ts';
+import { distillationRollout } from '../../opd/rollout.ts';
+import { train } from '../../run/train.ts';
 import { conditionText, DEFAULT_ROLE_CONDITIONS } from '../../opd/role-conditions.ts';
 import { PAPER_OPD_SETTINGS, type OpdSettings } from '../../opd/settings.ts';
 import { teacherMessages } from '../../opd/teacher-context.ts';
@@ -97,6 +100,20 @@ export interface StudyResult {
 
 const GREEDY = { temperature: 0, topP: 1, topK: 0 };
 
+/** The run configuration of one MAS-OPD run of the study: its settings as the keys `marft train` reads (src/opd/config-settings.ts). */
+function studyConfig(s: OpdSettings, seed: number) {
+  return parseConfig({
+    algorithm: 'mas-opd',
+    seed,
+    task: { name: 'mas-opd-study' },
+    train: { steps: s.steps, checkpointEvery: s.steps, microBatchTokens: s.microBatchTokens },
+    rollout: { batchSize: s.batchSize, rolloutsPerPrompt: 1, temperature: s.temperature, topP: s.topP, topK: s.topK, maxNewTokens: s.maxNewTokens },
+    actor: { optim: { lr: s.optim.lr, beta1: s.optim.beta1, beta2: s.optim.beta2, eps: s.optim.eps, weightDecay: s.optim.weightDecay, maxGradNorm: s.optim.maxGradNorm, schedule: 'constant', warmupRatio: 0 } },
+    policy: { loraRank: s.lora.rank, loraAlpha: s.lora.alpha },
+    opd: { lambda: s.lambda, pac: s.pac, roleLine: s.roleLine, minibatchSize: s.minibatchSize },
+  });
+}
+
 /** The teacher playing both roles: its context is u ⊕ r_i, without verdicts (there is no verifier at test time). */
 function teacherWorkflow(workflow: Workflow): Workflow {
   return {
@@ -137,7 +154,7 @@ export async function runStudy(options: { runDir: string; seed: number; settings
 
     const opdSettings = (o: Partial<OpdSettings>): OpdSettings => ({ ...settings.opd, roleLine: 'first-sentence', ...o });
     const evaluate = async (engine: Engine, wf: Workflow): Promise<number> => {
-      const episodes = await opdRollout(engine, tokenizer, wf, split.heldOut.map((p) => studyEnv(p, runner)), { ...opdSettings({}), ...GREEDY }, 0);
+      const episodes = await distillationRollout(engine, tokenizer, wf, split.heldOut.map((p) => studyEnv(p, runner)), { ...GREEDY, maxNewTokens: settings.opd.maxNewTokens }, 0);
       return episodes.reduce((s, e) => s + e.score, 0) / episodes.length;
     };
     const before = await evaluate(student, withPolicies(workflow, { reasoner: 'base', tool_user: 'base' }));
@@ -155,21 +172,36 @@ export async function runStudy(options: { runDir: string; seed: number; settings
       const s = opdSettings(variant.settings);
       log(`${variant.name}, seed ${runSeed}: ${s.steps} steps × ${s.batchSize} episodes (minibatches of ${s.minibatchSize}), λ = ${s.lambda}, PAC ${s.pac ? 'on' : 'off'}`);
       const trainRng = new Rng(deriveSeed(runSeed, 31));
-      const result = await trainOpd({
-        student, teacher, tokenizer, seed: runSeed, settings: s,
-        task: { workflow, trainEnvs: (count) => Array.from({ length: count }, () => studyEnv(trainRng.pick(split.train), runner)), attribute: mathAttributor },
+      // MAS-OPD through the one training pipeline (`marft train`'s loop): the study's pair is the task's workflow.
+      const task: DistillableTask = {
+        agents: workflow.agents.map((a) => a.name),
+        rollout: async () => {
+          throw new Error('the study trains MAS-OPD only, whose rollout is its own');
+        },
+        evaluate: async () => {
+          throw new Error('the study evaluates the students itself');
+        },
+        distillation: () => ({ workflow, tokenizer, trainEnvs: (count) => Array.from({ length: count }, () => studyEnv(trainRng.pick(split.train), runner)), attribute: mathAttributor }),
+      };
+      const result = await train({
+        config: studyConfig(s, runSeed),
+        engine: student,
+        task,
+        teacher,
         runDir: join(runDir, 'runs', `${variant.name.replace(/[^A-Za-z0-9]+/g, '-').replace(/-+$/, '').toLowerCase()}-seed${runSeed}`),
+        progress: false,
         onStep: (m) => {
-          const n = Number(m.step);
+          const n = Number(m.step) + 1;
           if (n === 1 || n % 10 === 0 || n === s.steps) {
             log(`  step ${String(n).padStart(3)}/${s.steps}  rollout accuracy ${Number(m.score_mean).toFixed(3)}  A_OPD reasoner ${Number(m.a_opd_reasoner).toFixed(3)} tool-user ${Number(m.a_opd_tool_user).toFixed(3)}  A_role ${Number(m.a_role_reasoner).toFixed(2)}/${Number(m.a_role_tool_user).toFixed(2)}  ${Number(m.step_time_s).toFixed(1)} s/step`);
           }
         },
       });
-      const after = await evaluate(student, result.workflow);
+      const trained = withPolicies(workflow, result.plan.policies);
+      const after = await evaluate(student, trained);
       log(`  held-out team accuracy ${after.toFixed(3)}`);
       runs.push({ variant: variant.name, seed: runSeed, after, seconds: (performance.now() - started) / 1000, metrics: result.metrics });
-      for (const name of Object.values(result.adapters)) await student.deleteAdapter(name);
+      for (const name of new Set(Object.values(result.plan.policies))) await student.deleteAdapter(name);
     }
     const out: StudyResult = { before, teacher: teacherScore, runs, parameters, pretrainLoss: { teacher: tLoss[tLoss.length - 1] ?? NaN, student: sLoss[sLoss.length - 1] ?? NaN }, seconds: { pretrain: pretrainSeconds, total: (performance.now() - t0) / 1000 } };
     writeFileSync(join(runDir, 'results.json'), JSON.stringify({ ...studyJson(out), runs: runs.map(({ metrics: _m, ...r }) => r) }, null, 2) + '\n');

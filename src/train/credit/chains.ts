@@ -1,9 +1,8 @@
 // How a step's training actions split into credit chains (the sequences one recursion runs over)
 // and a chain into environment steps; shared by the reward scale (./train-batch.ts) and the GAE
 // estimators (./estimators/gae.ts).
-import type { AlgorithmPlan } from '../../algorithms/types.ts';
+import type { AlgorithmPlan, TrainAction } from '../types.ts';
 import type { Episode } from '../../workflow/trajectory.ts';
-import type { TrainAction } from '../batch.ts';
 
 /** Chains of actions that share one recursion: a whole episode (joint) or one agent's actions of an episode. */
 export function creditChains(actions: TrainAction[], plan: Pick<AlgorithmPlan, 'chain'>): TrainAction[][] {

@@ -2,7 +2,7 @@
 // (its advantages are exactly 0) and, left in, only dilutes the token mean of the loss and adds KL
 // terms. flatGroups finds those groups; the trainer leaves their actions out of the policy update
 // when the plan says so (advantage.dropFlatGroups).
-import type { TrainAction } from '../batch.ts';
+import type { TrainAction } from '../types.ts';
 
 export interface FlatGroups {
   /** Actions of the flat groups. */

@@ -12,7 +12,7 @@
 // A group whose rewards are all equal gets advantage 0 everywhere (never NaN), and so does a
 // group of one.
 import { groupRelativeAdvantages } from '../../core/statistics.ts';
-import type { TrainAction } from '../batch.ts';
+import type { TrainAction } from '../types.ts';
 import { perUnit, type AdvantageEstimator } from './estimator.ts';
 
 /** GRPO's group key of an action (see above). */

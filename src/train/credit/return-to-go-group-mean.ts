@@ -24,7 +24,7 @@
 import type { Task } from '../task.ts';
 import type { Episode } from '../../workflow/trajectory.ts';
 import { groupBy } from '../../core/batching.ts';
-import type { TrainAction } from '../batch.ts';
+import type { TrainAction } from '../types.ts';
 import { perUnit, type AdvantageEstimator } from './estimator.ts';
 
 export const returnToGoMinusGroupMean: AdvantageEstimator = {

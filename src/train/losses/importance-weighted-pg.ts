@@ -4,6 +4,9 @@
 //
 //   c_i   = min(exp(ratioLogprobs_N[i] − behaviourLogprobs_N[i]), cap)   (stop-gradient;
 //           ratioLogprobs_N defaults to logprobs_N, the current policy)
+//   c_i   = 1 when `onPolicy`: the parameters being updated are the ones that sampled (a step's
+//           first pass on the trainer's own samples), so π = μ by definition; recomputed log-probs
+//           would only add the engines' rounding to a ratio that is exactly 1
 //   loss  = −Σ_i weights_N[i] · c_i · A_i · logprobs_N[i]
 //   dloss/dlogprobs_N[i] = −weights_N[i] · c_i · A_i
 
@@ -13,6 +16,8 @@ export interface ImportanceWeightedPgInput {
   advantages_N: ArrayLike<number>;
   weights_N: ArrayLike<number>;
   cap: number;
+  /** π = μ by definition (see above): every c_i is 1. */
+  onPolicy?: boolean;
   /** The log-probs the ratio's numerator is taken from, when not the current ones (policy-gradient's sampler mismatch: the trainer's old log-probs). */
   ratioLogprobs_N?: ArrayLike<number>;
 }
@@ -28,9 +33,9 @@ export function importanceWeightedPgLoss(input: ImportanceWeightedPgInput): { lo
   for (let i = 0; i < logprobs_N.length; i++) {
     const w = weights_N[i]!;
     if (w === 0) continue;
-    const raw = Math.exp(ratioLogprobs_N[i]! - behaviourLogprobs_N[i]!);
+    const raw = input.onPolicy ? 1 : Math.exp(ratioLogprobs_N[i]! - behaviourLogprobs_N[i]!);
     const c = Math.min(raw, cap);
-    if (raw >= cap) capped += w;
+    if (!input.onPolicy && raw >= cap) capped += w;
     loss -= w * c * advantages_N[i]! * logprobs_N[i]!;
     dLogprobs_N[i] = -w * c * advantages_N[i]!;
     iwSum += w * c;

@@ -2,44 +2,12 @@
 // Each takes the units of one micro-batch (action or token log-probs under the policy being
 // trained, the proximal and behaviour log-probs, advantages, aggregation weights) and returns the
 // loss, its gradient with respect to the log-probs, and the statistics the metrics report.
-import type { MarftConfig } from '../../config/schema.ts';
+import type { PolicyObjective } from '../types.ts';
 import { importanceWeightedPgLoss } from './importance-weighted-pg.ts';
 import { policyGradientLoss } from './policy-gradient.ts';
 import { ppoClipLoss } from './ppo-clip.ts';
 
-export interface PolicyObjectiveInput {
-  logprobs_N: ArrayLike<number>;
-  /** The old policy's log-probs (recomputed when actor.recomputeLogprobs, else the sampler's). */
-  proximalLogprobs_N: ArrayLike<number>;
-  /** The sampler's log-probs. */
-  behaviourLogprobs_N: ArrayLike<number>;
-  /**
-   * Another engine sampled the units (sampler.engine: vllm), so the behaviour log-probs are not the
-   * trainer's: an objective without its own behaviour term corrects for the mismatch.
-   */
-  samplerSeparate: boolean;
-  advantages_N: ArrayLike<number>;
-  weights_N: ArrayLike<number>;
-  actor: MarftConfig['actor'];
-}
-
-export interface PolicyObjectiveOutput {
-  loss: number;
-  dLogprobs_N: Float64Array;
-  clipFraction: number;
-  meanImportanceWeight: number;
-  cappedFraction: number;
-}
-
-export interface PolicyObjective {
-  readonly summary: string;
-  /**
-   * Reads proximal log-probs (the trainer's old log-probs: a separate recomputation pass when
-   * several passes update the policy), given whether the sampler is a separate engine.
-   */
-  needsProximal(samplerSeparate: boolean): boolean;
-  loss(input: PolicyObjectiveInput): PolicyObjectiveOutput;
-}
+export type { PolicyObjective, PolicyObjectiveInput, PolicyObjectiveOutput } from '../types.ts';
 
 export const POLICY_LOSSES = {
   'ppo-clip': {
@@ -66,14 +34,21 @@ export const POLICY_LOSSES = {
     }),
   },
   'importance-weighted-pg': {
-    summary: 'REINFORCE weighted by the truncated ratio min(π/μ, actor.behaviourCap) to the sampler',
+    summary: 'REINFORCE weighted by the truncated ratio min(π/μ, actor.behaviourCap) to the sampler (1 on the on-policy first pass)',
     // Its ratio is taken to the sampler already, whichever engine sampled.
     needsProximal: (_samplerSeparate: boolean) => false,
-    loss: ({ logprobs_N, behaviourLogprobs_N, advantages_N, weights_N, actor }) => ({
-      ...importanceWeightedPgLoss({ logprobs_N, behaviourLogprobs_N, advantages_N, weights_N, cap: actor.behaviourCap }),
+    loss: ({ logprobs_N, behaviourLogprobs_N, advantages_N, weights_N, actor, onPolicy }) => ({
+      ...importanceWeightedPgLoss({ logprobs_N, behaviourLogprobs_N, advantages_N, weights_N, cap: actor.behaviourCap, onPolicy }),
       clipFraction: 0,
     }),
   },
 } satisfies Record<string, PolicyObjective>;
 
 export type PolicyLossName = keyof typeof POLICY_LOSSES;
+
+/** The objective a plan names. */
+export function objectiveOf(name: string): PolicyObjective {
+  const objective = (POLICY_LOSSES as Record<string, PolicyObjective>)[name];
+  if (!objective) throw new Error(`unknown policy objective '${name}' (known: ${Object.keys(POLICY_LOSSES).join(', ')})`);
+  return objective;
+}

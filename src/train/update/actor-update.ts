@@ -6,15 +6,15 @@
 // adapter per minibatch. Each adapter's loss is the mean over its own units, so a role's gradient
 // updates only its policy.
 import type { Engine } from '../../engine/types.ts';
-import type { AlgorithmPlan } from '../../algorithms/types.ts';
 import type { MarftConfig } from '../../config/schema.ts';
 import { actionLogprob, spreadActionGrad } from '../losses/action-normalisation.ts';
 import { KL_LOSSES } from '../losses/registry.ts';
-import { POLICY_LOSSES } from '../losses/policy-objectives.ts';
+import { objectiveOf } from '../losses/policy-objectives.ts';
 import { deriveSeed } from '../../core/rng.ts';
 import { scoreActions } from '../forward-passes.ts';
-import { groupBy, microBatches, minibatches } from '../../core/batching.ts';
-import type { TrainAction } from '../batch.ts';
+import { episodeMinibatches, groupBy, microBatches, minibatches } from '../../core/batching.ts';
+import type { AlgorithmPlan, TrainAction } from '../types.ts';
+import { unitWeights } from '../losses/aggregation.ts';
 
 export interface ActorStats {
   policyLoss: number;
@@ -28,13 +28,25 @@ export interface ActorStats {
 
 const sequence = (a: TrainAction) => ({ tokens: a.tokens, scoreFrom: a.scoreFrom });
 
-export async function actorUpdate(engine: Engine, actions: TrainAction[], plan: Pick<AlgorithmPlan, 'level' | 'policyLoss' | 'kl'>, config: MarftConfig, lr: number, seed: number): Promise<ActorStats> {
+/**
+ * The passes of one step's policy update: each a list of minibatches. units: actor.epochs passes of
+ * actor.minibatches minibatches, each pass seeded from (seed, epoch); episodes: one pass of minibatches
+ * of whole episodes, seeded from `episodeSeed` (MAS-OPD's split, src/train/types.ts UpdateSplit).
+ */
+export function updatePasses(actions: TrainAction[], plan: Pick<AlgorithmPlan, 'split'>, config: MarftConfig, seed: number, episodeSeed: number, episodes: number): TrainAction[][][] {
+  const split = plan.split ?? { by: 'units', count: config.actor.minibatches, epochs: config.actor.epochs };
+  if (split.by === 'episodes') return [episodeMinibatches(actions, (a) => a.episode, episodes, split.size, episodeSeed)];
+  return Array.from({ length: split.epochs }, (_, epoch) => minibatches(actions, split.count, deriveSeed(seed, epoch)));
+}
+
+export async function actorUpdate(engine: Engine, actions: TrainAction[], plan: Pick<AlgorithmPlan, 'level' | 'policyLoss' | 'kl' | 'aggregation'>, config: MarftConfig, lr: number, passes_P: TrainAction[][][]): Promise<ActorStats> {
   const { actor, train, rollout } = config;
   const { level } = plan;
-  const objective = POLICY_LOSSES[plan.policyLoss];
+  const objective = objectiveOf(plan.policyLoss);
+  const aggregation = plan.aggregation ?? 'unit-mean';
   const klCoef = plan.kl ? actor.klCoef : 0;
   const temperature = rollout.temperature > 0 ? rollout.temperature : 1;
-  const passes = actor.epochs * actor.minibatches;
+  const passes = passes_P.reduce((s, p) => s + p.length, 0);
   // A separate sampler (sampler.engine: vllm) drew the behaviour log-probs; the objective corrects
   // for its mismatch with the trainer (src/train/losses/policy-objectives.ts).
   const samplerSeparate = config.sampler.engine !== 'trainer';
@@ -48,39 +60,42 @@ export async function actorUpdate(engine: Engine, actions: TrainAction[], plan: 
     }
   }
   const totals = { policyLoss: 0, kl: 0, clip: 0, iw: 0, capped: 0, gradNorm: 0, units: 0, steps: 0 };
-  for (let epoch = 0; epoch < actor.epochs; epoch++) {
-    for (const mb of minibatches(actions, actor.minibatches, deriveSeed(seed, epoch))) {
+  let pass = 0;
+  for (const minibatches_M of passes_P) {
+    for (const mb of minibatches_M) {
+      // The trainer's own samples, before the first optimiser step: the policy is the behaviour policy.
+      const onPolicy = pass++ === 0 && !samplerSeparate;
       for (const [policy, group] of groupBy(mb, (a) => a.policy!)) {
         const tokenCount = group.reduce((s, a) => s + a.length, 0);
-        const unitWeight = level === 'action' ? 1 / group.length : 1 / tokenCount;
+        const unitWeight = unitWeights(group, mb, level, aggregation);
         const tokenWeight = 1 / tokenCount;
         for (const micro of microBatches(group, (a) => a.tokens.length, train.microBatchTokens)) {
           const out = await engine.forward({ kind: 'adapter', name: policy }, micro.map(sequence), { temperature, retainGraph: true });
           const logprobs = out.logprobs!;
           const dLogprobs = micro.map((a) => new Float32Array(a.length));
           const proximalOf = (a: TrainAction, b: number): ArrayLike<number> =>
-            actor.recomputeLogprobs ? (separateProximal ? a.proximal_K! : logprobs[b]!) : a.behaviour_K;
+            actor.recomputeLogprobs ? (separateProximal ? a.proximal_K! : logprobs[b]!) : a.behaviourLogprobs_K;
           // PPO units: one per action (normalised action log-prob) or one per token.
           const lp: number[] = [], prox: number[] = [], behav: number[] = [], adv: number[] = [], w: number[] = [];
           micro.forEach((a, b) => {
             if (level === 'action') {
               lp.push(actionLogprob(logprobs[b]!, a.scale));
               prox.push(actionLogprob(proximalOf(a, b), a.scale));
-              behav.push(actionLogprob(a.behaviour_K, a.scale));
+              behav.push(actionLogprob(a.behaviourLogprobs_K, a.scale));
               adv.push(a.advantages_K[0]!);
-              w.push(unitWeight);
+              w.push(unitWeight(a));
             } else {
               const p = proximalOf(a, b);
               for (let k = 0; k < a.length; k++) {
                 lp.push(logprobs[b]![k]!);
                 prox.push(p[k]!);
-                behav.push(a.behaviour_K[k]!);
+                behav.push(a.behaviourLogprobs_K[k]!);
                 adv.push(a.advantages_K[k]!);
-                w.push(unitWeight);
+                w.push(unitWeight(a));
               }
             }
           });
-          const ppo = objective.loss({ logprobs_N: lp, proximalLogprobs_N: prox, behaviourLogprobs_N: behav, advantages_N: adv, weights_N: w, actor, samplerSeparate });
+          const ppo = objective.loss({ logprobs_N: lp, proximalLogprobs_N: prox, behaviourLogprobs_N: behav, advantages_N: adv, weights_N: w, actor, samplerSeparate, onPolicy });
           let u = 0;
           micro.forEach((a, b) => {
             if (level === 'action') {
@@ -116,6 +131,6 @@ export async function actorUpdate(engine: Engine, actions: TrainAction[], plan: 
   const units = Math.max(1, totals.units);
   return {
     policyLoss: totals.policyLoss / per, kl: totals.kl / per, clipFraction: totals.clip / units, importanceWeight: totals.iw / units,
-    cappedFraction: totals.capped / units, gradNorm: totals.gradNorm, units: totals.units / Math.max(1, actor.epochs),
+    cappedFraction: totals.capped / units, gradNorm: totals.gradNorm, units: totals.units / Math.max(1, passes_P.length),
   };
 }

@@ -4,13 +4,12 @@
 // each (App. B's preset is one of each; a critic that must learn from few steps needs more).
 // Units: one value per action (action level, V of the critic's input) or per token.
 import type { Engine } from '../../engine/types.ts';
-import type { CreditLevel } from '../../algorithms/types.ts';
+import type { CreditLevel, TrainAction } from '../types.ts';
 import type { MarftConfig } from '../../config/schema.ts';
 import { valueLoss } from '../losses/value-loss.ts';
 import { deriveSeed } from '../../core/rng.ts';
 import { criticRequest } from '../forward-passes.ts';
 import { groupBy, microBatches, minibatches } from '../../core/batching.ts';
-import type { TrainAction } from '../batch.ts';
 
 export interface CriticStats {
   valueLoss: number;

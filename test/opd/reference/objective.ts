@@ -1,3 +1,6 @@
+// A frozen copy of the MAS-OPD step as it was before MAS-OPD joined the training pipeline (src/opd/ at
+// commit eed69ee): the differential oracle of test/opd/pipeline-equality.test.ts, which checks that the
+// pipeline (src/train/loop.ts with the mas-opd plan) gives the same adapters. Not used by src/.
 // The MAS-OPD objective (spec section 5; MAS-OPD paper Eq. 13):
 //   L = − mean over roles i  of  mean over the responses (turns) of role i  of
 //         mean over the response's tokens k  of  sg(A_k) · log π_θi(y_k | x, y_<k)

@@ -1,3 +1,6 @@
+// A frozen copy of the MAS-OPD step as it was before MAS-OPD joined the training pipeline (src/opd/ at
+// commit eed69ee): the differential oracle of test/opd/pipeline-equality.test.ts, which checks that the
+// pipeline (src/train/loop.ts with the mas-opd plan) gives the same adapters. Not used by src/.
 // The MAS-OPD training loop: one student adapter per role (all over one base), a frozen teacher
 // that only scores. Per step: roll out the workflow with the current students (keeping each
 // action's chat messages and behaviour log-probs), then opdUpdate (./opd-step.ts). The sampling
@@ -5,17 +8,17 @@
 // directory is given, and the final adapters to RUN/adapters/<adapter>/ (PEFT format).
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Engine, SamplingEngine } from '../engine/types.ts';
-import { MetricsLog, type StepMetrics } from '../runs/metrics-log.ts';
-import { deriveSeed } from '../core/rng.ts';
-import type { Tokenizer } from '../tokenizer/types.ts';
-import { engineSampler, rollout, withPolicies, type Episode, type TaskEnv, type Workflow } from '../workflow/index.ts';
+import type { Engine, SamplingEngine } from '../../../src/engine/types.ts';
+import { MetricsLog, type StepMetrics } from '../../../src/runs/metrics-log.ts';
+import { deriveSeed } from '../../../src/core/rng.ts';
+import type { Tokenizer } from '../../../src/tokenizer/types.ts';
+import { engineSampler, rollout, withPolicies, type Episode, type TaskEnv, type Workflow } from '../../../src/workflow/index.ts';
 import { opdUpdate, type OpdStepContext } from './opd-step.ts';
-import type { Attributor } from './pac.ts';
-import { DEFAULT_ROLE_CONDITIONS, type RoleConditionTable } from './role-conditions.ts';
-import type { OpdSettings } from './settings.ts';
-import { assertSameTokenizer } from './tokenizer-match.ts';
-import { TurnRecordingEnv } from './turn-recording-env.ts';
+import type { Attributor } from '../../../src/opd/pac.ts';
+import { DEFAULT_ROLE_CONDITIONS, type RoleConditionTable } from '../../../src/opd/role-conditions.ts';
+import type { OpdSettings } from '../../../src/opd/settings.ts';
+import { assertSameTokenizer } from '../../../src/opd/tokenizer-match.ts';
+import { TurnRecordingEnv } from '../../../src/opd/turn-recording-env.ts';
 
 /** What MAS-OPD trains on: a workflow, fresh training environments per step, and the PAC rules. */
 export interface OpdTask {

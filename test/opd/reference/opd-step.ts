@@ -1,3 +1,6 @@
+// A frozen copy of the MAS-OPD step as it was before MAS-OPD joined the training pipeline (src/opd/ at
+// commit eed69ee): the differential oracle of test/opd/pipeline-equality.test.ts, which checks that the
+// pipeline (src/train/loop.ts with the mas-opd plan) gives the same adapters. Not used by src/.
 // One MAS-OPD update on episodes already rolled out (MAS-OPD paper App. C, Alg. 1):
 //   1. PAC: a verdict per finished turn from the attributor (teacher's context only);
 //   2. RAS: two teacher scorings per response, u ⊕ r_i and u ⊕ κ(r_i) (one when λ = 0);
@@ -6,18 +9,18 @@
 //      gradient reaching only its own adapter.
 // Everything goes through the engine interface: the teacher is a SamplingEngine that only scores
 // (its `score`: an embedded, torch or tabular engine, or a served model, src/run/teacher.ts).
-import type { Engine, SamplingEngine, ScoreRequest } from '../engine/types.ts';
-import { deriveSeed, mulberry32 } from '../core/rng.ts';
-import { microBatches } from '../core/batching.ts';
-import type { StepMetrics } from '../runs/metrics-log.ts';
-import type { ChatMessage, Tokenizer } from '../tokenizer/types.ts';
-import type { Episode } from '../workflow/trajectory.ts';
-import { opdAdvantages } from './advantages.ts';
+import type { Engine, SamplingEngine, ScoreRequest } from '../../../src/engine/types.ts';
+import { deriveSeed, mulberry32 } from '../../../src/core/rng.ts';
+import { microBatches } from '../../../src/core/batching.ts';
+import type { StepMetrics } from '../../../src/runs/metrics-log.ts';
+import type { ChatMessage, Tokenizer } from '../../../src/tokenizer/types.ts';
+import type { Episode } from '../../../src/workflow/trajectory.ts';
+import { opdAdvantages } from '../../../src/opd/advantages.ts';
 import { normaliserOf, opdObjective } from './objective.ts';
-import { renderVerdict, type Attributor, type PacConclusion } from './pac.ts';
-import { conditionText, contrastRole, type RoleConditionTable } from './role-conditions.ts';
-import type { OpdSettings } from './settings.ts';
-import { teacherMessages } from './teacher-context.ts';
+import { renderVerdict, type Attributor, type PacConclusion } from '../../../src/opd/pac.ts';
+import { conditionText, contrastRole, type RoleConditionTable } from '../../../src/opd/role-conditions.ts';
+import type { OpdSettings } from '../../../src/opd/settings.ts';
+import { teacherMessages } from '../../../src/opd/teacher-context.ts';
 
 /** One response of one role at one turn, with everything the update needs. */
 export interface OpdResponse {

@@ -1,0 +1,68 @@
+// Plan checks and refusals: whether an algorithm's plan fits the task and the configuration, said
+// in one line before anything is written into a run folder. planFor is how every command turns a
+// configuration into the plan the loop (src/train/loop.ts) runs.
+import { ConfigError } from '../config/schema-dsl.ts';
+import type { MarftConfig } from '../config/schema.ts';
+import { estimatorName, estimatorOf } from '../train/credit/index.ts';
+import { objectiveOf } from '../train/losses/policy-objectives.ts';
+import type { Task } from '../train/task.ts';
+import type { AlgorithmPlan } from '../train/types.ts';
+import { ALGORITHM_REGISTRY } from './index.ts';
+
+export function planFor(config: MarftConfig, task: Task): AlgorithmPlan {
+  const plan = ALGORITHM_REGISTRY[config.algorithm].plan(task.agents, config, task);
+  checkPlan(plan, config.algorithm);
+  if (plan.sampling === 'tree' && task.treeSampling !== true) {
+    throw new ConfigError(`algorithm: ${config.algorithm} samples trees (K candidate actions per agent per turn from copies of the episode state), which this task does not offer (the workflow task does)`);
+  }
+  if (plan.rewards && !(task.rewardSchemes ?? []).includes(plan.rewards)) {
+    throw new ConfigError(`algorithm: ${config.algorithm} needs the task to compute ${plan.rewards} rewards, which this task does not offer (the workflow task does with workflow: coder-tester on a code dataset)`);
+  }
+  if (plan.sampling === 'tree' && config.rollout.rolloutsPerPrompt < 2) {
+    throw new ConfigError(`rollout.rolloutsPerPrompt: ${config.algorithm} draws that many candidate actions per agent per turn and compares them with each other; it needs at least 2, got ${config.rollout.rolloutsPerPrompt}`);
+  }
+  if (plan.sampling === 'group' && config.rollout.rolloutsPerPrompt < 2) {
+    throw new ConfigError(`rollout.rolloutsPerPrompt: ${config.algorithm} compares the episodes of one problem with each other and needs at least 2 per problem (GRPO's G; the MAS-OPD runs use 4), got ${config.rollout.rolloutsPerPrompt}`);
+  }
+  if (config.advantage.jointActions === 'cross' && config.algorithm !== 'magrpo') {
+    throw new ConfigError(`advantage.jointActions: cross applies to magrpo only (its joint samples); ${config.algorithm} takes aligned`);
+  }
+  if (config.advantage.jointActions === 'cross' && !task.scoreJoint) {
+    throw new ConfigError('advantage.jointActions: cross needs a task that scores any combination of its agents\' actions (Task.scoreJoint: e.g. coordination-game with dependency: false); this task offers none, use aligned');
+  }
+  const mismatch = samplerMismatchRefusal(config, plan);
+  if (mismatch) throw new ConfigError(mismatch);
+  if (config.actor.agentByAgent && new Set(Object.values(plan.policies)).size < task.agents.length) {
+    throw new ConfigError('actor.agentByAgent: cannot be combined with policy.parameterSharing (one shared adapter has no agents to take turns; set parameterSharing: false)');
+  }
+  return plan;
+}
+
+/**
+ * A separate sampler (sampler.engine: vllm) is corrected by min(π_old/μ, actor.behaviourCap), with
+ * π_old the trainer's recomputed log-probs: PPO-clip's decoupled weight, policy-gradient's factor.
+ * Without recomputed log-probs there is no π_old (the old log-probs would be the sampler's own), and
+ * PPO-clip without decoupling would have to apply exactly the decoupled weight, making the key a
+ * no-op; both are refused rather than run uncorrected (docs/algorithms.md, "Sampler mismatch").
+ */
+export function samplerMismatchRefusal(config: MarftConfig, plan: AlgorithmPlan): string | null {
+  if (config.sampler.engine === 'trainer') return null;
+  const reads = plan.policyLoss === 'ppo-clip' || plan.policyLoss === 'policy-gradient';
+  if (reads && !config.actor.recomputeLogprobs) {
+    return `actor.recomputeLogprobs: false with sampler.engine: vllm leaves the sampler/trainer mismatch of ${config.algorithm} uncorrected (the old log-probs would be vLLM's own); set actor.recomputeLogprobs: true or sampler.engine: trainer`;
+  }
+  if (plan.policyLoss === 'ppo-clip' && !config.actor.decoupled) {
+    return `actor.decoupled: false with sampler.engine: vllm leaves the sampler/trainer mismatch of ${config.algorithm} uncorrected (the decoupled weight min(π_prox/μ, actor.behaviourCap) is its correction); set actor.decoupled: true or sampler.engine: trainer`;
+  }
+  return null;
+}
+
+/** An algorithm file's plan must fit its estimator: a critic exactly when it reads values, groups when it compares within them, a level it fills. */
+export function checkPlan(plan: AlgorithmPlan, name: string): void {
+  const estimator = estimatorOf(plan.advantage);
+  if (estimator.needsCritic !== (plan.critics !== null)) throw new Error(`algorithm '${name}': estimator '${estimatorName(plan.advantage)}' ${estimator.needsCritic ? 'needs' : 'reads no'} critic, but the plan ${plan.critics ? 'creates one' : 'has none'}`);
+  if (estimator.needsGroups && plan.sampling === 'independent') throw new Error(`algorithm '${name}': estimator '${estimatorName(plan.advantage)}' compares episode groups, but the plan samples independent episodes`);
+  if (!estimator.levels.includes(plan.level)) throw new Error(`algorithm '${name}': estimator '${estimatorName(plan.advantage)}' does not fill ${plan.level}-level units`);
+  objectiveOf(plan.policyLoss);
+  if ((plan.aggregation ?? 'unit-mean') !== 'unit-mean' && plan.level !== 'token') throw new Error(`algorithm '${name}': aggregation ${plan.aggregation} averages over tokens, but the plan's units are ${plan.level}s`);
+}
