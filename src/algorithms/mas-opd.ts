@@ -55,9 +55,10 @@ export const masOpd: Algorithm = {
       scaleRewards: false,
       whitenAdvantages: false,
       kl: false,
-      ...(source && workflow
-        ? { rollout: (engine, request) => distillationRollout(engine, source.tokenizer, workflow, source.trainEnvs(request.batchSize, request.seed), request.sampling, request.seed) }
-        : {}),
+      rollout: async (engine, request) => {
+        if (!source || !workflow) throw new ConfigError(`algorithm: mas-opd trains the roles of a Flex-MG workflow; task '${config.task.name}' has none (use task 'workflow')`);
+        return distillationRollout(engine, source.tokenizer, workflow, source.trainEnvs(request.batchSize, request.seed), request.sampling, request.seed);
+      },
       prepare: async ({ engine, teacher, notice }) => {
         if (!source) throw new ConfigError(`algorithm: mas-opd trains the roles of a Flex-MG workflow; task '${config.task.name}' has none (use task 'workflow')`);
         if (!teacher) throw new ConfigError('teacher.path: algorithm mas-opd needs a teacher model (a Hugging Face model folder)');

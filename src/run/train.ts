@@ -6,6 +6,6 @@ import { trainLoop, type TrainOptions, type TrainResult } from '../train/loop.ts
 
 export type { TrainOptions, TrainResult } from '../train/loop.ts';
 
-export function train(options: TrainOptions): Promise<TrainResult> {
+export async function train(options: TrainOptions): Promise<TrainResult> {
   return trainLoop({ ...options, plan: planFor(options.config, options.task) });
 }
