@@ -13,11 +13,11 @@ import { createCritic, criticParams, type Critic } from './critic.ts';
 import { valueHeadBackward, valueHeadForward, type ValueHeadPass } from './value-head.ts';
 import { gatherRows, joinByCounts, lmHeadBackward, lmHeadForward, packScoreRequests, releaseLmHeadPass, scatterAddRows, splitByCounts, type LmHeadPass, type PackedBatch } from './scoring.ts';
 import { effectiveTemperature } from './kernels/log-softmax.ts';
-import { adamwStep, newAdamState, type AdamState } from './adamw.ts';
-import { readAdamState, writeAdamState } from './optimizer-state-file.ts';
+import { adamwStep, newAdamState } from './adamw.ts';
+import { readAdamState, writeAdamState, type AdamState } from '../hf/optimizer-state-file.ts';
 import { generate, type Decode } from './generate.ts';
 import type { Param } from './param.ts';
-import { sharedFloats } from './shared-memory.ts';
+import { sharedFloats } from '../shared-memory.ts';
 import { loadAdapterDir, loadCriticDir, saveAdapterDir, saveBaseDir, saveCriticDir } from './engine-io.ts';
 
 export interface EmbeddedEngineOptions {

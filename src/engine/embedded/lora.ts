@@ -4,7 +4,7 @@ import type { LinearModule, LoraConfig, ModelConfig } from '../types.ts';
 import { param, type Param } from './param.ts';
 import { Rng } from './sampling.ts';
 import { fillUniform } from './init.ts';
-import { linearShape } from './weights.ts';
+import { linearShape } from '../hf/linear-shape.ts';
 
 export interface LoraModule {
   A: Param;

@@ -11,11 +11,11 @@ import type {
   ModelInfo, OptimResult, PolicyTarget, SampleParams, SampleResult, ScoreOptions, ScoreRequest, Target, Trainable, ValueHeadSpec,
 } from '../types.ts';
 import { modelInfo } from '../types.ts';
-import { readHfConfig } from '../embedded/hf-config.ts';
+import { readHfConfig } from '../hf/config.ts';
 import { createLora, type LoraAdapter } from '../embedded/lora.ts';
 import { createCritic, type Critic } from '../embedded/critic.ts';
 import { loadAdapterDir, loadCriticDir, saveAdapterDir, saveCriticDir } from '../embedded/engine-io.ts';
-import { readAdamState, writeAdamState } from '../embedded/optimizer-state-file.ts';
+import { readAdamState, writeAdamState } from '../hf/optimizer-state-file.ts';
 import { sampleCutAtStopStrings } from '../stop-strings.ts';
 import { param } from '../embedded/param.ts';
 import type { Decode } from '../embedded/generate.ts';
