@@ -1,4 +1,5 @@
-// Public entry of the engine layer: everything above the engine imports from here and types.ts only.
+// Public entry of the engine layer: everything above the engine imports engine code from here, open.ts
+// and types.ts only (test/engine/engine-boundary.test.ts checks it).
 import type { Engine, ModelConfig } from './types.ts';
 import { EmbeddedEngine, type EmbeddedEngineOptions } from './embedded/engine.ts';
 import { randomWeights } from './embedded/weights.ts';
@@ -13,6 +14,10 @@ export type { EmbeddedEngineOptions } from './embedded/engine.ts';
 export type { TorchEngineOptions } from './torch/engine.ts';
 export { openEngine, openSamplingEngine, ServedModelChoiceError, ENGINE_KINDS, SERVED_ENGINE_KINDS, type EngineKind, type ServedEngineKind, type EngineSpec, type SamplingEngineSpec } from './open.ts';
 export { OpenAiSamplingEngine, type OpenAiEngineOptions } from './openai/engine.ts';
+/** The run stops with this when the vLLM sampler and the training engine disagree (src/engine/vllm/consistency.ts). */
+export { SamplerMismatchError } from './vllm/consistency.ts';
+/** The interpreter a vLLM server is started with when the configuration names none: $MARFT_VLLM_PYTHON or .venv-vllm. */
+export { defaultVllmPython } from './vllm/server.ts';
 
 /** The embedded engine over a Hugging Face model folder (config.json + safetensors). */
 export async function loadEngine(modelDir: string, opts: EmbeddedEngineOptions = {}): Promise<Engine> {

@@ -2,8 +2,9 @@
 // text themselves: the torch worker (it has no tokenizer) and the vLLM sampler (the server is started
 // with --skip-tokenizer-init). The sample is generated up to its other limits and then cut where the
 // embedded engine, which checks the decoded text after every token, would have stopped.
-import type { SampleParams, SampleResult } from './types.ts';
-import type { Decode } from './embedded/generate.ts';
+// The search is the embedded engine's own (embedded/sampling.ts: findStopString), so every engine cuts at
+// the same place (one of the two engine-level imports from an engine's folder: trainables.ts says why).
+import type { Decode, SampleParams, SampleResult } from './types.ts';
 import { findStopString } from './embedded/sampling.ts';
 
 /**

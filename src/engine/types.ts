@@ -95,6 +95,9 @@ export interface SampleParams {
 
 export type StopReason = 'stop_token' | 'stop_string' | 'max_tokens' | 'context_full';
 
+/** Token ids → text: the engine option `decode` that stop strings are checked with. */
+export type Decode = (ids: number[]) => string;
+
 export interface SampleResult {
   /** Generated tokens, including the stop token when one ended the sequence. */
   tokens: number[];

@@ -19,10 +19,10 @@ import { mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Engine, SamplingEngine } from '../engine/types.ts';
-import { openEngine, openSamplingEngine, SERVED_ENGINE_KINDS, ServedModelChoiceError, type EngineSpec, type SamplingEngineSpec, type ServedEngineKind } from '../engine/index.ts';
-import { SamplerMismatchError } from '../engine/vllm/consistency.ts';
-import { defaultVllmPython } from '../engine/vllm/server.ts';
-import type { TorchEngineOptions } from '../engine/torch/engine.ts';
+import {
+  defaultVllmPython, openEngine, openSamplingEngine, SamplerMismatchError, SERVED_ENGINE_KINDS, ServedModelChoiceError,
+  type EngineSpec, type SamplingEngineSpec, type ServedEngineKind, type TorchEngineOptions,
+} from '../engine/index.ts';
 import type { MarftConfig } from '../config/schema.ts';
 import { ConfigError } from '../config/schema-dsl.ts';
 import { tempPath } from '../runs/atomic-write.ts';

@@ -2,7 +2,7 @@
 // with two teachers) and expect the same update.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { readSafetensors } from '../../src/engine/embedded/safetensors.ts';
+import { readSafetensors } from '../../src/engine/hf/safetensors.ts';
 
 /** Largest |a − b| over the same-named tensors of two adapter folders, and whether LoRA B moved off zero. */
 export function adapterDiff(a: string, b: string): { diff: number; moved: boolean } {

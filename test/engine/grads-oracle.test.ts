@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { EmbeddedEngine } from '../../src/engine/embedded/engine.ts';
 import { loadBaseDir } from '../../src/engine/embedded/engine-io.ts';
-import { readSafetensors } from '../../src/engine/embedded/safetensors.ts';
+import { readSafetensors } from '../../src/engine/hf/safetensors.ts';
 import { namedParams, hfLinearName } from '../../src/engine/embedded/weights.ts';
 import type { LinearModule } from '../../src/engine/types.ts';
 import { checkpointDir, checkpointJobs, maxAbsDiff, oracleBatch, relErr, skipWithoutVenv, tempDir, testSequences, type OracleJob } from './oracle-helpers.ts';

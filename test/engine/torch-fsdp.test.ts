@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { TorchEngine, type TorchEngineOptions } from '../../src/engine/torch/engine.ts';
 import { defaultTorchPython, torchPackageDir } from '../../src/engine/torch/worker-process.ts';
 import { freePort } from '../../src/engine/vllm/server.ts';
-import { readSafetensors } from '../../src/engine/embedded/safetensors.ts';
+import { readSafetensors } from '../../src/engine/hf/safetensors.ts';
 import type { OptimParams, SampleResult } from '../../src/engine/types.ts';
 import { checkpointDir, checkpointJobs, maxAbsDiff, oracleBatch, skipWithoutVenv, tempDir, testSequences } from './oracle-helpers.ts';
 import { skipWithoutTorch, torchTestOptions } from './torch-helpers.ts';

@@ -2,7 +2,7 @@
 // there, and the engine's options for this 2-core machine.
 import { existsSync } from 'node:fs';
 import { defaultTorchPython } from '../../src/engine/torch/worker-process.ts';
-import type { TorchEngineOptions } from '../../src/engine/torch/engine.ts';
+import type { TorchEngineOptions } from '../../src/engine/index.ts';
 
 const python = process.env.MARFT_TORCH_PYTHON ?? defaultTorchPython;
 

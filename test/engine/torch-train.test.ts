@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { readSafetensors } from '../../src/engine/embedded/safetensors.ts';
+import { readSafetensors } from '../../src/engine/hf/safetensors.ts';
 import { runCli } from '../cli/spawn-cli.ts';
 import { tempDir } from './oracle-helpers.ts';
 import { skipWithoutTorch } from './torch-helpers.ts';

@@ -21,7 +21,8 @@ class LoraAdapter:
         self.target_modules = list(target_modules)
         self.scale = alpha / rank
         # (layer, module) → (A, B), inserted layer by layer in target_modules order: the parameter
-        # order of the embedded engine (lora.ts, loraParams), which optimiser state files follow.
+        # order of the embedded engine (src/engine/embedded/lora.ts, loraParams), which optimiser
+        # state files follow.
         self.factors: dict[tuple[int, str], tuple[torch.Tensor, torch.Tensor]] = {}
 
     def params(self) -> list[torch.Tensor]:

@@ -1,5 +1,6 @@
 """A critic's head on the final normed hidden state: hidden → h1 → … → 1, ReLU between layers (one
-linear layer hidden → 1 for the LoRA critic), as the embedded engine defines it (value-head.ts).
+linear layer hidden → 1 for the LoRA critic), as src/engine/trainables.ts defines it (the embedded
+engine's passes: src/engine/embedded/value-head.ts).
 Its weights are replicated on every rank, outside the model's module tree, like the adapters."""
 import torch
 

@@ -12,7 +12,7 @@ import { latestCheckpoint, writeFileAtomic } from '../../runs/checkpoint.ts';
 import { stderrNotice } from '../../core/notice.ts';
 import { acquireRunLock, type RunLock } from '../../runs/run-lock.ts';
 import { assertTrainableModel, buildEngine, buildTask } from '../../run/setup.ts';
-import { SamplerMismatchError } from '../../engine/vllm/consistency.ts';
+import { SamplerMismatchError } from '../../engine/index.ts';
 import type { SamplingEngine } from '../../engine/types.ts';
 import { openTeacher } from '../../run/teacher.ts';
 import { train } from '../../run/train.ts';

@@ -5,13 +5,7 @@
 //   p ← p − (lr / (1 − β1^t)) · m / (√v / √(1 − β2^t) + eps)
 import type { OptimParams } from '../types.ts';
 import type { Param } from './param.ts';
-
-export interface AdamState {
-  step: number;
-  /** First and second moments, one pair per parameter, in the parameter order of the trainable. */
-  m: Float32Array[];
-  v: Float32Array[];
-}
+import type { AdamState } from '../hf/optimizer-state-file.ts';
 
 export function newAdamState(params: Param[]): AdamState {
   return { step: 0, m: params.map((p) => new Float32Array(p.data.length)), v: params.map((p) => new Float32Array(p.data.length)) };

@@ -17,7 +17,7 @@ const MIN_POOLED_LENGTH = 1 << 14;
 
 import { simdKernels } from './wasm/simd.ts';
 import { sizeClassBytes } from './wasm/arena.ts';
-import { sharedFloats } from './shared-memory.ts';
+import { sharedFloats } from '../shared-memory.ts';
 
 // Outside the arena: SharedArrayBuffers in the arena's size classes, reused from pass to pass (a
 // request takes a free one of its class, or the smallest free one up to twice its size). They are

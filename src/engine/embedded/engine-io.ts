@@ -1,20 +1,11 @@
-// Files of the embedded engine: base checkpoints (Hugging Face folders), LoRA adapters (PEFT folders)
-// and critics (a folder with critic_config.json, value_head.safetensors and, for a LoRA critic, the
-// PEFT adapter files).
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { ModelConfig, ValueHeadSpec } from '../types.ts';
-import { ALL_LINEAR_MODULES } from '../types.ts';
-import { loadHfWeights, readSafetensors, saveHfWeights, writeSafetensors, type HostTensor } from './safetensors.ts';
-import { readHfConfig, writeGenerationConfig, writeHfConfig } from './hf-config.ts';
-import { readPeftAdapter, writePeftAdapter, type LoraWeights } from './peft.ts';
+// Base checkpoints of the embedded engine: Hugging Face folders (config.json, generation_config.json,
+// model.safetensors; the formats are ../hf/) to and from its base weights (weights.ts). Adapter and
+// critic folders, which every engine shares, are ../hf/trainable-folders.ts.
+import { mkdirSync } from 'node:fs';
+import type { ModelConfig } from '../types.ts';
+import { loadHfWeights, saveHfWeights, type HostTensor } from '../hf/safetensors.ts';
+import { readHfConfig, writeGenerationConfig, writeHfConfig } from '../hf/config.ts';
 import { weightsFromHf, weightsToHf, type BaseWeights } from './weights.ts';
-import { param } from './param.ts';
-import type { LoraAdapter } from './lora.ts';
-import type { Critic } from './critic.ts';
-import type { DenseLayer } from './value-head.ts';
-
-// ---- base checkpoints ----------------------------------------------------------------------
 
 export function loadBaseDir(dir: string): { config: ModelConfig; weights: BaseWeights } {
   const config = readHfConfig(dir);
@@ -31,53 +22,4 @@ export function saveBaseDir(cfg: ModelConfig, w: BaseWeights, dir: string): void
   saveHfWeights(dir, weightsToHf(w) as Map<string, HostTensor>);
   writeGenerationConfig(dir, { bosTokenId: cfg.bosTokenId, eosTokenIds: cfg.eosTokenIds, padTokenId: null });
   writeHfConfig(dir, cfg);
-}
-
-// ---- PEFT adapters (names and files: peft.ts) ----------------------------------------------
-
-export function saveAdapterDir(a: LoraAdapter, dir: string, baseModelName = ''): void {
-  const weights: LoraWeights[] = [];
-  a.layers.forEach((layer, i) => {
-    for (const m of ALL_LINEAR_MODULES) {
-      const mod = layer[m];
-      if (mod) weights.push({ layer: i, module: m, A: { shape: mod.A.shape, data: mod.A.data }, B: { shape: mod.B.shape, data: mod.B.data } });
-    }
-  });
-  writePeftAdapter(dir, a.config, baseModelName, weights);
-}
-
-export function loadAdapterDir(cfg: ModelConfig, dir: string): LoraAdapter {
-  const peft = readPeftAdapter(dir, cfg);
-  const layers: LoraAdapter['layers'] = Array.from({ length: cfg.numHiddenLayers }, () => ({}));
-  for (const w of peft.weights) {
-    layers[w.layer]![w.module] = { A: param(w.A.shape, w.A.data), B: param(w.B.shape, w.B.data) };
-  }
-  return { config: peft.config, scale: peft.config.alpha / peft.config.rank, layers };
-}
-
-// ---- critics -------------------------------------------------------------------------------
-
-export function saveCriticDir(c: Critic, dir: string): void {
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'critic_config.json'), JSON.stringify({ format: 'marft-critic', spec: c.spec }, null, 2));
-  const tensors = new Map<string, HostTensor>();
-  c.head.layers.forEach((l, i) => {
-    tensors.set(`layers.${i}.weight`, { shape: l.W.shape, data: l.W.data });
-    tensors.set(`layers.${i}.bias`, { shape: l.b.shape, data: l.b.data });
-  });
-  writeSafetensors(join(dir, 'value_head.safetensors'), tensors, { format: 'pt' });
-  if (c.lora) saveAdapterDir(c.lora, dir);
-}
-
-export function loadCriticDir(cfg: ModelConfig, dir: string): Critic {
-  const cfgFile = join(dir, 'critic_config.json');
-  if (!existsSync(cfgFile)) throw new Error(`${dir} has no critic_config.json (not a critic folder)`);
-  const spec = (JSON.parse(readFileSync(cfgFile, 'utf8')) as { spec: ValueHeadSpec }).spec;
-  const tensors = readSafetensors(join(dir, 'value_head.safetensors'));
-  const layers: DenseLayer[] = [];
-  for (let i = 0; tensors.has(`layers.${i}.weight`); i++) {
-    const W = tensors.get(`layers.${i}.weight`)!, b = tensors.get(`layers.${i}.bias`)!;
-    layers.push({ W: param(W.shape, W.data), b: param(b.shape, b.data) });
-  }
-  return { spec, lora: spec.kind === 'lora-critic' ? loadAdapterDir(cfg, dir) : null, head: { layers } };
 }

@@ -1,24 +1,27 @@
 // EmbeddedEngine: the Engine interface (src/engine/types.ts) over the in-process float32 model.
-// Checkpoint and adapter files are handled in engine-io.ts; this file holds the tensor work.
+// Base checkpoints are read and written in engine-io.ts, adapter and critic folders in
+// ../hf/trainable-folders.ts; this file holds the tensor work.
 import type {
   BackwardGrads, Engine, ForwardOptions, ForwardOutput, GraphHandle, LoraConfig, ModelConfig, OptimParams, OptimResult,
-  ModelInfo, PolicyTarget, SampleParams, SampleResult, ScoreOptions, ScoreRequest, Target, Trainable, ValueHeadSpec,
+  ModelInfo, PolicyTarget, SampleParams, SampleResult, ScoreOptions, ScoreRequest, Target, Trainable, ValueHeadSpec, Decode,
 } from '../types.ts';
 import { modelInfo } from '../types.ts';
 import { DecoderModel, type HiddenPass } from './model.ts';
 import type { BaseWeights } from './weights.ts';
 import { namedParams, outputMatrix } from './weights.ts';
-import { createLora, loraParams, type LoraAdapter } from './lora.ts';
-import { createCritic, criticParams, type Critic } from './critic.ts';
+import { loraParams, type LoraAdapter } from './lora.ts';
+import { criticParams, type Critic } from './critic.ts';
+import { createCritic, createLora } from '../trainables.ts';
 import { valueHeadBackward, valueHeadForward, type ValueHeadPass } from './value-head.ts';
 import { gatherRows, joinByCounts, lmHeadBackward, lmHeadForward, packScoreRequests, releaseLmHeadPass, scatterAddRows, splitByCounts, type LmHeadPass, type PackedBatch } from './scoring.ts';
 import { effectiveTemperature } from './kernels/log-softmax.ts';
-import { adamwStep, newAdamState, type AdamState } from './adamw.ts';
-import { readAdamState, writeAdamState } from './optimizer-state-file.ts';
-import { generate, type Decode } from './generate.ts';
-import type { Param } from './param.ts';
-import { sharedFloats } from './shared-memory.ts';
-import { loadAdapterDir, loadCriticDir, saveAdapterDir, saveBaseDir, saveCriticDir } from './engine-io.ts';
+import { adamwStep, newAdamState } from './adamw.ts';
+import { readAdamState, writeAdamState, type AdamState } from '../hf/optimizer-state-file.ts';
+import { generate } from './generate.ts';
+import { param, type Param } from './param.ts';
+import { sharedFloats } from '../shared-memory.ts';
+import { saveBaseDir } from './engine-io.ts';
+import { loadAdapterDir, loadCriticDir, saveAdapterDir, saveCriticDir } from '../hf/trainable-folders.ts';
 
 export interface EmbeddedEngineOptions {
   /** Token ids → text, for stop strings. */
@@ -54,7 +57,7 @@ export class EmbeddedEngine implements Engine {
   // ---- adapters and critics -------------------------------------------------------------
 
   async createAdapter(name: string, lora: LoraConfig, seed: number): Promise<void> {
-    this.putAdapter(name, createLora(this.config, lora, seed));
+    this.putAdapter(name, createLora(this.config, lora, seed, param));
   }
 
   /** Registers an adapter (replacing one of the same name and its optimiser state). */
@@ -68,7 +71,7 @@ export class EmbeddedEngine implements Engine {
   }
 
   async loadAdapter(name: string, dir: string): Promise<void> {
-    this.putAdapter(name, loadAdapterDir(this.config, dir));
+    this.putAdapter(name, loadAdapterDir(this.config, dir, param));
   }
 
   async saveAdapter(name: string, dir: string): Promise<void> {
@@ -85,7 +88,7 @@ export class EmbeddedEngine implements Engine {
   }
 
   async createCritic(name: string, spec: ValueHeadSpec, seed: number): Promise<void> {
-    this.putCritic(name, createCritic(this.config, spec, seed));
+    this.putCritic(name, createCritic(this.config, spec, seed, param));
   }
 
   putCritic(name: string, critic: Critic): void {
@@ -98,7 +101,7 @@ export class EmbeddedEngine implements Engine {
   }
 
   async loadCritic(name: string, dir: string): Promise<void> {
-    this.putCritic(name, loadCriticDir(this.config, dir));
+    this.putCritic(name, loadCriticDir(this.config, dir, param));
   }
 
   async saveCritic(name: string, dir: string): Promise<void> {

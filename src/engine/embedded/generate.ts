@@ -2,7 +2,7 @@
 // then every still-running sequence decodes one token per step in a single batched pass.
 // Each request draws from its own generator Rng.derive(seed, requestIndex), so a request's tokens
 // do not depend on which other requests share its batch.
-import type { SampleParams, SampleResult } from '../types.ts';
+import type { Decode, SampleParams, SampleResult } from '../types.ts';
 import type { DecoderModel } from './model.ts';
 import type { LoraAdapter } from './lora.ts';
 import type { SeqSpan } from './decoder-layer.ts';
@@ -11,8 +11,6 @@ import { sgemm } from './gemm.ts';
 import { releaseBuffers, takeBuffer } from './buffer-pool.ts';
 import { outputMatrix } from './weights.ts';
 import { Rng, findStopString, sampleToken } from './sampling.ts';
-
-export type Decode = (ids: number[]) => string;
 
 /**
  * logits [rows, vocab] of the hidden rows listed in `rows`, in a buffer from the pool (shared, so the

@@ -5,7 +5,7 @@
 import type { ScoreRequest } from '../types.ts';
 import type { SeqSpan } from './decoder-layer.ts';
 import { sgemm } from './gemm.ts';
-import { sharedFloats, sharedInts } from './shared-memory.ts';
+import { sharedFloats, sharedInts } from '../shared-memory.ts';
 import { tokenLogprobsBackwardRows, tokenLogprobsRows } from './row-jobs.ts';
 import type { Param } from './param.ts';
 import { ensureGrad } from './param.ts';

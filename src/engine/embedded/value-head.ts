@@ -1,34 +1,13 @@
-// The critic's head on the final normed hidden state: hidden → h1 → … → 1, ReLU between layers
-// (a single linear layer hidden → 1 for the LoRA critic). Each layer is torch.nn.Linear, initialised
-// as nn.Linear does (W, b ~ U(−1/√in, 1/√in)).
+// The critic's head on the final normed hidden state, hidden → h1 → … → 1 with ReLU between layers (a
+// single linear layer hidden → 1 for the LoRA critic), in the embedded engine: the engine-level head
+// (../trainables.ts, with its torch.nn.Linear initialiser) held in this engine's parameters, and its
+// forward and backward passes.
 import { sgemm } from './gemm.ts';
-import { ensureGrad, param, type Param } from './param.ts';
-import { Rng } from './sampling.ts';
-import { fillUniform } from './init.ts';
+import { ensureGrad, type Param } from './param.ts';
+import type { DenseLayer as DenseLayerOf, ValueHead as ValueHeadOf } from '../trainables.ts';
 
-export interface DenseLayer {
-  W: Param; // [out, in]
-  b: Param; // [out]
-}
-
-export interface ValueHead {
-  layers: DenseLayer[];
-}
-
-export function createValueHead(input: number, hidden: number[], seed: number): ValueHead {
-  const rng = new Rng(seed);
-  const widths = [input, ...hidden, 1];
-  const layers: DenseLayer[] = [];
-  for (let i = 0; i + 1 < widths.length; i++) {
-    const inF = widths[i]!, out = widths[i + 1]!;
-    const bound = 1 / Math.sqrt(inF);
-    const W = param([out, inF]), b = param([out]);
-    fillUniform(rng, W.data, bound);
-    fillUniform(rng, b.data, bound);
-    layers.push({ W, b });
-  }
-  return { layers };
-}
+export type DenseLayer = DenseLayerOf<Param>;
+export type ValueHead = ValueHeadOf<Param>;
 
 export function valueHeadParams(h: ValueHead): Param[] {
   return h.layers.flatMap((l) => [l.W, l.b]);

@@ -2,6 +2,7 @@
 // (normal std 0.02 for matrices, ones for norms, zeros for biases, as transformers' _init_weights).
 import type { ModelConfig, LinearModule } from '../types.ts';
 import { param, type Param } from './param.ts';
+import { linearShape } from '../hf/linear-shape.ts';
 import { Rng } from './sampling.ts';
 import { fillNormal } from './init.ts';
 
@@ -27,20 +28,6 @@ export interface BaseWeights {
   finalNorm: Param;
   /** null when tied to the embedding. */
   lmHead: Param | null;
-}
-
-/** [out, in] of each linear module. */
-export function linearShape(cfg: ModelConfig, m: LinearModule): [number, number] {
-  const H = cfg.hiddenSize, qDim = cfg.numAttentionHeads * cfg.headDim, kvDim = cfg.numKeyValueHeads * cfg.headDim;
-  switch (m) {
-    case 'q_proj': return [qDim, H];
-    case 'k_proj': return [kvDim, H];
-    case 'v_proj': return [kvDim, H];
-    case 'o_proj': return [H, qDim];
-    case 'gate_proj': return [cfg.intermediateSize, H];
-    case 'up_proj': return [cfg.intermediateSize, H];
-    case 'down_proj': return [H, cfg.intermediateSize];
-  }
 }
 
 const ATTENTION: readonly LinearModule[] = ['q_proj', 'k_proj', 'v_proj', 'o_proj'];

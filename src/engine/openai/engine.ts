@@ -16,7 +16,7 @@
 // log-probs are unscaled, so `score` takes temperature 0 or 1 only.
 import type { ModelInfo, PolicyTarget, SampleParams, SampleResult, SamplingEngine, ScoreOptions, ScoreRequest, StopReason } from '../types.ts';
 import { modelInfo } from '../types.ts';
-import { readHfConfig } from '../embedded/hf-config.ts';
+import { readHfConfig } from '../hf/config.ts';
 
 export interface OpenAiEngineOptions {
   /** The server's OpenAI API root, e.g. http://127.0.0.1:8000/v1. */

@@ -2,23 +2,23 @@
 // (engines/torch/marft_torch) — transformers models, FSDP2 across processes, float32 on the CPU.
 //
 // What is computed where: tensors and their arithmetic live in the worker; file formats stay here and
-// reuse the embedded engine's readers and writers (PEFT adapters, critic folders, optimiser state), so
-// the two engines' files are the same bytes; new adapters and critics are initialised here with the
-// embedded engine's seeded initialisers, so the same seed gives the same starting weights in either
-// engine. listAdapters answers from the names kept here (every put and delete goes through this side).
+// use the engine-level readers and writers (../hf/: PEFT adapters, critic folders, optimiser state)
+// that the embedded engine uses too, so the two engines' files are the same bytes; new adapters and
+// critics are initialised here with the engine-level seeded initialisers (../trainables.ts), so the
+// same seed gives the same starting weights in either engine. Adapters and critics pass through
+// this side as plain host tensors (hostTensor). listAdapters answers from the names kept here (every
+// put and delete goes through this side).
 import type {
   BackwardGrads, Engine, ForwardOptions, ForwardOutput, GraphHandle, LinearModule, LoraConfig, ModelConfig, OptimParams,
   ModelInfo, OptimResult, PolicyTarget, SampleParams, SampleResult, ScoreOptions, ScoreRequest, Target, Trainable, ValueHeadSpec,
+  Decode,
 } from '../types.ts';
 import { modelInfo } from '../types.ts';
-import { readHfConfig } from '../embedded/hf-config.ts';
-import { createLora, type LoraAdapter } from '../embedded/lora.ts';
-import { createCritic, type Critic } from '../embedded/critic.ts';
-import { loadAdapterDir, loadCriticDir, saveAdapterDir, saveCriticDir } from '../embedded/engine-io.ts';
-import { readAdamState, writeAdamState } from '../embedded/optimizer-state-file.ts';
+import { readHfConfig } from '../hf/config.ts';
+import { createCritic, createLora, hostTensor, type Critic, type LoraAdapter } from '../trainables.ts';
+import { loadAdapterDir, loadCriticDir, saveAdapterDir, saveCriticDir } from '../hf/trainable-folders.ts';
+import { readAdamState, writeAdamState } from '../hf/optimizer-state-file.ts';
 import { sampleCutAtStopStrings } from '../stop-strings.ts';
-import { param } from '../embedded/param.ts';
-import type { Decode } from '../embedded/generate.ts';
 import { bytesF32, f32Bytes } from './framing.ts';
 import { WorkerProcess, type WorkerLaunch } from './worker-process.ts';
 
@@ -81,11 +81,11 @@ export class TorchEngine implements Engine {
   // ---- adapters and critics -------------------------------------------------------------
 
   async createAdapter(name: string, lora: LoraConfig, seed: number): Promise<void> {
-    await this.putAdapter(name, createLora(this.config, lora, seed));
+    await this.putAdapter(name, createLora(this.config, lora, seed, hostTensor));
   }
 
   async loadAdapter(name: string, dir: string): Promise<void> {
-    await this.putAdapter(name, loadAdapterDir(this.config, dir));
+    await this.putAdapter(name, loadAdapterDir(this.config, dir, hostTensor));
   }
 
   async saveAdapter(name: string, dir: string): Promise<void> {
@@ -103,11 +103,11 @@ export class TorchEngine implements Engine {
   }
 
   async createCritic(name: string, spec: ValueHeadSpec, seed: number): Promise<void> {
-    await this.putCritic(name, createCritic(this.config, spec, seed));
+    await this.putCritic(name, createCritic(this.config, spec, seed, hostTensor));
   }
 
   async loadCritic(name: string, dir: string): Promise<void> {
-    await this.putCritic(name, loadCriticDir(this.config, dir));
+    await this.putCritic(name, loadCriticDir(this.config, dir, hostTensor));
   }
 
   async saveCritic(name: string, dir: string): Promise<void> {
@@ -115,7 +115,7 @@ export class TorchEngine implements Engine {
     const critic: Critic = {
       spec: msg.spec,
       lora: msg.adapter ? adapterFromMsg(msg.adapter) : null,
-      head: { layers: msg.head.map((l) => ({ W: param([...l.shape], bytesF32(l.W)), b: param([l.shape[0]], bytesF32(l.b)) })) },
+      head: { layers: msg.head.map((l) => ({ W: hostTensor([...l.shape], bytesF32(l.W)), b: hostTensor([l.shape[0]], bytesF32(l.b)) })) },
     };
     saveCriticDir(critic, dir);
   }
@@ -191,7 +191,7 @@ export class TorchEngine implements Engine {
     await this.command('zeroGrad', { trainable });
   }
 
-  /** The embedded engine's file format (optimizer-state-file.ts), so either engine can resume from it. */
+  /** The engines' shared file format (../hf/optimizer-state-file.ts), so either engine can resume from it. */
   async saveOptimizerState(trainable: Trainable, file: string): Promise<void> {
     const s = await this.command('getOptimState', { trainable }) as { label: string; step: number; m: Uint8Array[]; v: Uint8Array[] };
     writeAdamState(file, { step: s.step, m: s.m.map((b) => bytesF32(b)), v: s.v.map((b) => bytesF32(b)) }, s.label);
@@ -226,7 +226,7 @@ function adapterFromMsg(m: AdapterMsg): LoraAdapter {
   for (const f of m.factors) {
     while (layers.length <= f.layer) layers.push({});
     const A = bytesF32(f.A, 'lora_A'), B = bytesF32(f.B, 'lora_B');
-    layers[f.layer]![f.module] = { A: param([m.rank, A.length / m.rank], A), B: param([B.length / m.rank, m.rank], B) };
+    layers[f.layer]![f.module] = { A: hostTensor([m.rank, A.length / m.rank], A), B: hostTensor([B.length / m.rank, m.rank], B) };
   }
   return { config: { rank: m.rank, alpha: m.alpha, targetModules: [...m.targetModules] }, scale: m.alpha / m.rank, layers };
 }

@@ -12,14 +12,16 @@
 // The sampler/trainer mismatch that remains (numerics, a bf16 server, kernels) is what the trainer's
 // behaviour importance weights correct: the log-probs returned by sample() are the behaviour policy's
 // (docs/scaling.md, "Sampling on vLLM during training").
+//
+// This engine builds on the openai engine (../openai/engine.ts: a vLLM server is an OpenAI-compatible
+// one), the one served engine that imports another; it imports nothing else from an engine's folder.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type {
   BackwardGrads, ForwardOptions, ForwardOutput, GraphHandle, LoraConfig, ModelInfo, OptimParams, OptimResult,
-  SampleParams, SampleResult, ScoreOptions, ScoreRequest, Target, Trainable, TrainingEngine, ValueHeadSpec,
+  Decode, SampleParams, SampleResult, ScoreOptions, ScoreRequest, Target, Trainable, TrainingEngine, ValueHeadSpec,
 } from '../types.ts';
-import type { Decode } from '../embedded/generate.ts';
 import { OpenAiSamplingEngine } from '../openai/engine.ts';
 import { sampleCutAtStopStrings } from '../stop-strings.ts';
 import { AdapterVersions, servedAdapterName } from './adapter-versions.ts';

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { join } from 'node:path';
 import { ALL_LINEAR_MODULES, type LinearModule, type LoraConfig, type ModelConfig } from '../types.ts';
 import { readSafetensors, writeSafetensors, type HostTensor } from './safetensors.ts';
-import { linearShape } from './weights.ts';
+import { linearShape } from './linear-shape.ts';
 
 export interface LoraWeights {
   layer: number;

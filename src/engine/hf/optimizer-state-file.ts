@@ -1,7 +1,14 @@
 // Optimiser state on disk, bit-exact: "MARFTOPT" | u32 header length | JSON header | float32 payload.
 // The header lists the step count and the length of each moment array; the payload holds every m, then every v.
 import { readFileSync, writeFileSync } from 'node:fs';
-import type { AdamState } from './adamw.ts';
+
+/** An Adam optimiser's state: what the file holds. */
+export interface AdamState {
+  step: number;
+  /** First and second moments, one pair per parameter, in the parameter order of the trainable. */
+  m: Float32Array[];
+  v: Float32Array[];
+}
 
 const MAGIC = 'MARFTOPT';
 

@@ -10,7 +10,7 @@
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, renameSync, unlinkSync, writeSync, fsyncSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { endianness } from 'node:os';
-import { sharedFloats } from './shared-memory.ts';
+import { sharedFloats } from '../shared-memory.ts';
 
 export interface HostTensor {
   shape: number[];
@@ -140,7 +140,8 @@ function readTensorFd(fd: number, file: string, name: string, info: TensorInfo, 
   const n = numel(info.shape);
   const bytes = info.end - info.begin;
   const position = dataStart + info.begin;
-  // Shared memory from the start: the tensors become parameters (param.ts), which live there.
+  // Shared memory from the start: the embedded engine's parameters (embedded/param.ts) live there
+  // and take these arrays as they are.
   if (dtype === 'F32') {
     const out = sharedFloats(n);
     readFully(fd, new Uint8Array(out.buffer), position, file, name);

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import type { LinearModule, LoraConfig, ModelConfig } from '../types.ts';
 import { ALL_LINEAR_MODULES } from '../types.ts';
 import { readPeftAdapter, writePeftAdapter, loraTensorName, peftAdapterConfigJson, type LoraWeights } from './peft.ts';
-import { linearShape } from './weights.ts';
-import { readHfConfig } from './hf-config.ts';
+import { linearShape } from './linear-shape.ts';
+import { readHfConfig } from './config.ts';
 import { writeSafetensors, readSafetensors } from './safetensors.ts';
-import { Rng } from './sampling.ts';
+import { Rng } from '../embedded/sampling.ts';
 import { runPython, skipWithoutVenv as noPython, tempDir, withTempDir } from '../../../test/python-oracle.ts';
 
 /** The last line Python prints (PEFT and transformers may print warnings before it). */

@@ -2,7 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
-import { readHfConfig } from './hf-config.ts';
+import { readHfConfig } from './config.ts';
 import { readSafetensors, readSafetensorsMetadata, readSafetensorsHeader, writeSafetensors, loadHfWeights, type HostTensor } from './safetensors.ts';
 import { runPython, skipWithoutVenv as noPython, tempDir, withTempDir } from '../../../test/python-oracle.ts';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ModelConfig } from '../types.ts';
-import { parseHfConfig, toHfConfig, readHfConfig, writeHfConfig, readGenerationConfig, writeGenerationConfig } from './hf-config.ts';
+import { parseHfConfig, toHfConfig, readHfConfig, writeHfConfig, readGenerationConfig, writeGenerationConfig } from './config.ts';
 import { runPython, skipWithoutVenv as noPython, withTempDir } from '../../../test/python-oracle.ts';
 
 const withTmp = (fn: (dir: string) => void): void => withTempDir('cfg', fn);
