@@ -77,7 +77,10 @@ function actionBody(a: SampleAction, extent: number, options: EpisodeTextOptions
   const signal = actionSignal(a);
   const lines: string[] = [];
   if (options.color && signal) {
-    const coloured = a.pieces.map((piece, i) => `${background(signalPosition(signal.name, signal.values[i]!, extent))}${visible(piece)}${RESET}`).join('');
+    // Coloured line by line: a newline inside a token must not carry its background into the indent.
+    const coloured = a.pieces
+      .map((piece, i) => visible(piece).split('\n').map((part) => (part ? `${background(signalPosition(signal.name, signal.values[i]!, extent))}${part}${RESET}` : '')).join('\n'))
+      .join('');
     lines.push(indent(coloured, '    '));
   } else {
     lines.push(indent(a.text, '    '));
