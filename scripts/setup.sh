@@ -6,6 +6,7 @@
 #     safetensors. Only the test oracles and the PyTorch side of the benchmarks use it; training
 #     with the embedded engine never needs Python.
 #   - .venv-torch: torch 2.13.0, transformers, safetensors, msgpack for the torch engine.
+#   - Debian's chromium, which the dashboard's browser tests (test/dashboard/) drive headless.
 # Safe to run again: each step is skipped when already done.
 #   bash scripts/setup.sh              all three
 #   bash scripts/setup.sh --blas-only  OpenBLAS only (all the demo and training need)
@@ -42,6 +43,16 @@ if ! ldconfig -p 2>/dev/null | grep -q 'libopenblas\.so\.0'; then
 fi
 
 if [ "$blas_only" = 1 ]; then echo "[setup] done (OpenBLAS only)"; exit 0; fi
+
+if [ ! -x /usr/bin/chromium ]; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    echo "[setup] installing chromium (the dashboard's browser tests)"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "[setup] /usr/bin/chromium not found and apt-get unavailable (or not root): the dashboard's browser tests will skip (install Debian's chromium to run them)"
+  fi
+fi
 
 # torch_venv DIR MODULES WHAT PACKAGES...: makes the virtual environment DIR (saying "creating DIR
 # WHAT") with torch 2.13.0 and then PACKAGES, unless DIR's python already imports MODULES.

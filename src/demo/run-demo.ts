@@ -6,7 +6,7 @@
 //   model/                         the pretrained base (Hugging Face folder with its tokenizer)
 //   teams/<team>/                  the trainer's run: metrics.jsonl, checkpoints/ (PEFT adapters, critic)
 //   adapters/<team>/<agent>/       the trained adapters (PEFT)
-//   reward-per-step.png            training reward per RL step, one line per team
+//   reward-per-step.svg, .png      training reward per RL step, one line per team (src/plots/)
 //   results.json                   the numbers of the final JSON line
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,7 +19,8 @@ import { ArithDuoTask, buildPretrainedEngine } from './arith-task.ts';
 import { DEFAULT_PRETRAIN } from './pretrain.ts';
 import { DUO_AGENT_NAMES, type DuoAgentName, MAX_SOLUTION_TOKENS } from './duo-workflow.ts';
 import { demoModelConfig, parameterCount } from './model-config.ts';
-import { PALETTE, type Rgb, type Series, renderLineChart } from './plot.ts';
+import { type LineSeries, PALETTE, lineChartSvg } from '../plots/line-chart.ts';
+import { svgToPng } from '../plots/png.ts';
 import { resultsTable, round4 } from './report.ts';
 import { type TeamScore, teamScore } from './team-score.ts';
 import { demoTokenizer } from './vocab.ts';
@@ -102,17 +103,18 @@ interface TeamSpec {
   id: string;
   team: string;
   trainAgents: DuoAgentName[];
-  color: Rgb;
+  /** A CSS colour. */
+  color: string;
   /** Trainer settings of this team on top of the demo's. */
   trainer?: Record<string, unknown>;
 }
 
 const TEAMS: TeamSpec[] = [
-  { id: 'both', team: 'both agents (MARFT)', trainAgents: ['planner', 'solver'], color: PALETTE.blue },
+  { id: 'both', team: 'both agents (MARFT)', trainAgents: ['planner', 'solver'], color: PALETTE[0] },
   // The critic's contribution: the same budget, the critic still trained, but GAE reads the batch's mean value.
-  { id: 'critic-mean', team: 'both, critic → batch mean', trainAgents: ['planner', 'solver'], color: PALETTE.red, trainer: { advantage: { baseline: 'batch-mean' } } },
-  { id: 'planner-only', team: 'only Planner trained', trainAgents: ['planner'], color: PALETTE.orange },
-  { id: 'solver-only', team: 'only Solver trained', trainAgents: ['solver'], color: PALETTE.green },
+  { id: 'critic-mean', team: 'both, critic → batch mean', trainAgents: ['planner', 'solver'], color: PALETTE[3], trainer: { advantage: { baseline: 'batch-mean' } } },
+  { id: 'planner-only', team: 'only Planner trained', trainAgents: ['planner'], color: PALETTE[1] },
+  { id: 'solver-only', team: 'only Solver trained', trainAgents: ['solver'], color: PALETTE[2] },
 ];
 
 const GREEDY = { temperature: 0, topP: 1, topK: 0, maxNewTokens: MAX_SOLUTION_TOKENS };
@@ -180,17 +182,18 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const teams: TeamResult[] = [];
   for (const spec of settings.ablation ? TEAMS : TEAMS.slice(0, 1)) teams.push(await trainTeam(spec, modelDir, seed, settings, runDir, log));
 
-  const series: Series[] = teams.flatMap((t) => {
+  const series: LineSeries[] = teams.flatMap((t) => {
     const color = TEAMS.find((s) => s.team === t.team)!.color;
     const name = settings.ablation ? `${t.team}: ` : '';
     return [
-      { label: `${name}team reward of the rollouts (T = 1)`, values: t.rewards, color },
-      { label: `${name}held-out accuracy (greedy, ${settings.monitorProblems} problems)`, values: t.monitor.map(([, v]) => v), steps: t.monitor.map(([x]) => x), color, dashed: true },
+      { label: `${name}team reward of the rollouts (T = 1)`, points: t.rewards.map((v, i): [number, number] => [i + 1, v]), color },
+      { label: `${name}held-out accuracy (greedy, ${settings.monitorProblems} problems)`, points: t.monitor, color, dashed: true },
     ];
   });
-  const plot = renderLineChart({ title: 'MARFT demo: reward per RL step', xLabel: 'RL step', yLabel: 'reward / accuracy', series, width: 900, height: 520 });
+  const svg = await lineChartSvg({ title: 'MARFT demo: reward per RL step', xLabel: 'RL step', yLabel: 'reward / accuracy', series, yDomain: [0, 1], width: 760, height: 400 });
+  writeFileSync(join(runDir, 'reward-per-step.svg'), svg);
   const plotFile = join(runDir, 'reward-per-step.png');
-  writeFileSync(plotFile, plot.toPng());
+  writeFileSync(plotFile, svgToPng(svg));
 
   const result: DemoResult = { before, teams, parameters, pretrainFinalLoss: pre.finalLoss, seconds: { pretrain: pre.seconds, total: (performance.now() - t0) / 1000 } };
   writeFileSync(join(runDir, 'results.json'), JSON.stringify({ ...finalJson(result), before_detail: before, teams: teams.map(({ team, after, seconds }) => ({ team, after, seconds })) }, null, 2) + '\n');

@@ -28,7 +28,7 @@ test('the quick demo improves the team on held-out problems', { skip: !long && '
     assert.ok(result.teams[0]!.after.rightPlanRate > result.before.rightPlanRate);
     // The critic's explained variance is reported per agent (its value depends on the thread count's rounding: not asserted).
     assert.deepEqual(Object.keys(json.criticExplainedVariance as object), ['planner', 'solver']);
-    for (const file of ['model/config.json', 'model/model.safetensors', 'model/tokenizer.json', 'reward-per-step.png', 'results.json', 'adapters/both/planner/adapter_config.json', 'adapters/both/solver/adapter_model.safetensors', 'teams/both/metrics.jsonl']) {
+    for (const file of ['model/config.json', 'model/model.safetensors', 'model/tokenizer.json', 'reward-per-step.png', 'reward-per-step.svg', 'results.json', 'adapters/both/planner/adapter_config.json', 'adapters/both/solver/adapter_model.safetensors', 'teams/both/metrics.jsonl']) {
       assert.ok(existsSync(join(runDir, file)), `${file} is missing`);
     }
     assert.deepEqual(JSON.parse(readFileSync(join(runDir, 'results.json'), 'utf8')).after, json.after);

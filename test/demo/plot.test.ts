@@ -1,89 +1,101 @@
-// The PNG encoder and the reward plot (fast tests).
+// The plots (src/plots/): a line chart's SVG carries every data point where its scale puts it, in its
+// series' colour; its PNG decodes to the SVG's size with those colours; a run's learning curve reads
+// metrics.jsonl. (The demo's reward-per-step plot is such a chart: test/demo/demo.test.ts runs the demo.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { inflateSync } from 'node:zlib';
-import { crc32, encodePng } from '../../src/demo/png.ts';
-import { PALETTE, niceStep, renderLineChart } from '../../src/demo/plot.ts';
+import { mkdtempSync, readFileSync, rmSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PALETTE, lineChartSvg } from '../../src/plots/line-chart.ts';
+import { svgToPng } from '../../src/plots/png.ts';
+import { learningCurve, metricAcrossRuns, writeLearningCurve } from '../../src/plots/learning-curve.ts';
+import { MetricsLog } from '../../src/runs/metrics-log.ts';
+import { makeSampleRun } from '../fixtures/sample-run.ts';
+import { decodePng } from './png-decode.ts';
 
-const u32 = (b: Uint8Array, at: number) => new DataView(b.buffer, b.byteOffset).getUint32(at);
-
-/** Walks a PNG's chunks, checking every CRC; returns them by type. */
-function chunks(png: Uint8Array): Map<string, Uint8Array[]> {
-  assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  const out = new Map<string, Uint8Array[]>();
-  let at = 8;
-  while (at < png.length) {
-    const len = u32(png, at);
-    const type = new TextDecoder().decode(png.subarray(at + 4, at + 8));
-    const data = png.subarray(at + 8, at + 8 + len);
-    assert.equal(u32(png, at + 8 + len), crc32(png.subarray(at + 4, at + 8 + len)), `CRC of ${type}`);
-    out.set(type, [...(out.get(type) ?? []), data]);
-    at += 12 + len;
-  }
-  assert.equal(at, png.length);
-  return out;
+/** The chart's point marks: their data (from Vega's aria labels) and their position in the plot area. */
+function points(svg: string): { label: Record<string, string>; x: number; y: number; fill: string }[] {
+  return [...svg.matchAll(/<path aria-label="([^"]*)" role="graphics-symbol" aria-roledescription="point" transform="translate\(([-\d.e]+),([-\d.e]+)\)"[^>]*fill="([^"]+)"/g)].map((m) => ({
+    label: Object.fromEntries(m[1]!.split('; ').map((kv) => kv.split(': ') as [string, string])),
+    x: Number(m[2]),
+    y: Number(m[3]),
+    fill: m[4]!,
+  }));
 }
 
-test('crc32 matches the standard check value', () => {
-  assert.equal(crc32(new TextEncoder().encode('123456789')), 0xcbf43926);
-});
+const chart = {
+  title: 'T',
+  xLabel: 'step',
+  yLabel: 'reward',
+  yDomain: [0, 1] as [number, number],
+  width: 400,
+  height: 200,
+  series: [
+    { label: 'high', points: [[1, 0.9], [2, 0.8], [3, 0.9]] as [number, number][] },
+    { label: 'low', points: [[1, 0.1], [2, Number.NaN], [3, 0.3]] as [number, number][], dashed: true },
+  ],
+};
 
-test('encodePng writes a valid 8-bit RGB PNG whose pixels decode back exactly', () => {
-  const w = 3;
-  const h = 2;
-  const rgb = Uint8Array.from({ length: w * h * 3 }, (_, i) => (i * 37) % 256);
-  const c = chunks(encodePng(w, h, rgb));
-  const ihdr = c.get('IHDR')![0]!;
-  assert.equal(u32(ihdr, 0), w);
-  assert.equal(u32(ihdr, 4), h);
-  assert.deepEqual([...ihdr.subarray(8)], [8, 2, 0, 0, 0]);
-  assert.ok(c.has('IEND'));
-  const raw = inflateSync(c.get('IDAT')![0]!);
-  assert.equal(raw.length, h * (1 + w * 3));
-  for (let y = 0; y < h; y++) {
-    assert.equal(raw[y * (1 + w * 3)], 0);
-    assert.deepEqual([...raw.subarray(y * (1 + w * 3) + 1, (y + 1) * (1 + w * 3))], [...rgb.subarray(y * w * 3, (y + 1) * w * 3)]);
+test('a line chart is an SVG document with each finite data point at its place, in its series colour', async () => {
+  const svg = await lineChartSvg(chart);
+  assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[^>]* width="(\d+)" height="(\d+)"/);
+  assert.ok(svg.trimEnd().endsWith('</svg>'));
+  const ps = points(svg);
+  assert.deepEqual(ps.map((p) => [p.label.series, Number(p.label.step), Number(p.label.reward)]), [
+    ['high', 1, 0.9], ['high', 2, 0.8], ['high', 3, 0.9],
+    ['low', 1, 0.1], ['low', 3, 0.3], // the NaN is left out
+  ]);
+  // y: the 200-pixel plot area maps 0 → 200 and 1 → 0; x: steps 1..3 over 400 pixels.
+  for (const p of ps) {
+    assert.ok(Math.abs(p.y - 200 * (1 - Number(p.label.reward))) < 0.5, `y of ${JSON.stringify(p.label)}: ${p.y}`);
+    assert.ok(Math.abs(p.x - 200 * (Number(p.label.step) - 1)) < 0.5, `x of ${JSON.stringify(p.label)}: ${p.x}`);
+    assert.equal(p.fill, p.label.series === 'high' ? PALETTE[0] : PALETTE[1]);
   }
-  assert.throws(() => encodePng(2, 2, new Uint8Array(5)), /expected 12 bytes/);
+  assert.match(svg, /stroke="#f58518" stroke-width="2" stroke-dasharray="6,4"/, 'the sparse series is dashed');
+  await assert.rejects(lineChartSvg({ ...chart, series: [chart.series[0]!, chart.series[0]!] }), /two series share a label/);
 });
 
-test('niceStep picks 1, 2 or 5 times a power of ten', () => {
-  assert.equal(niceStep(1, 5), 0.2);
-  assert.equal(niceStep(60, 8), 10);
-  assert.equal(niceStep(150, 8), 20);
-  assert.equal(niceStep(7, 8), 1);
+test('the PNG decodes to the SVG size (times the scale) and shows the series colours', async () => {
+  const svg = await lineChartSvg(chart);
+  const [, w, h] = /width="(\d+)" height="(\d+)"/.exec(svg)!.map(Number);
+  for (const scale of [1, 2]) {
+    const png = decodePng(svgToPng(svg, scale));
+    assert.equal(png.width, w! * scale);
+    assert.equal(png.height, h! * scale);
+    const has = (hex: string) => {
+      const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+      for (let i = 0; i < png.rgba.length; i += 4) if (png.rgba[i] === r && png.rgba[i + 1] === g && png.rgba[i + 2] === b && png.rgba[i + 3] === 255) return true;
+      return false;
+    };
+    assert.ok(has(PALETTE[0]) && has(PALETTE[1]), 'both series are drawn');
+    assert.ok(has('#ffffff'), 'white background');
+  }
 });
 
-test('the chart draws each series in its colour, higher values higher up', () => {
-  const canvas = renderLineChart({
-    title: 'T',
-    xLabel: 'step',
-    yLabel: 'reward',
-    series: [
-      { label: 'high', values: [0.9, 0.9, 0.9], color: PALETTE.blue },
-      { label: 'low', values: [0.1, 0.1, 0.1], color: PALETTE.orange },
-    ],
-    width: 400,
-    height: 300,
-  });
-  const rowsWith = (color: readonly number[]) => {
-    const rows: number[] = [];
-    for (let y = 0; y < canvas.height; y++)
-      for (let x = 250; x < 370; x++) {
-        const i = (y * canvas.width + x) * 3;
-        if (canvas.pixels_HW3[i] === color[0] && canvas.pixels_HW3[i + 1] === color[1] && canvas.pixels_HW3[i + 2] === color[2]) {
-          rows.push(y);
-          break;
-        }
-      }
-    return rows;
-  };
-  const blue = rowsWith(PALETTE.blue);
-  const orange = rowsWith(PALETTE.orange);
-  assert.ok(blue.length > 0 && orange.length > 0);
-  // The lines (right of the legend in the upper left) sit where 0.9 and 0.1 map: the top 48 px
-  // margin, the bottom 64 px margin, 188 px of plot in between.
-  assert.ok(Math.abs(Math.min(...blue) - (236 - 0.9 * 188)) <= 2, `blue at ${Math.min(...blue)}`);
-  assert.ok(Math.abs(Math.min(...orange) - (236 - 0.1 * 188)) <= 2, `orange at ${Math.min(...orange)}`);
-  assert.ok(chunks(canvas.toPng()).has('IDAT'));
+test("a run's learning curve has the team score, each agent's reward and the held-out score, from metrics.jsonl", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'marft-plot-'));
+  try {
+    const run = join(dir, 'run');
+    await makeSampleRun(run, { kind: 'marft', steps: 12, samplesEvery: 100, episodesPerStep: 1 });
+    const metrics = await new MetricsLog(join(run, 'metrics.jsonl')).read();
+    const c = learningCurve(metrics, 'run');
+    assert.deepEqual(c.series.map((s) => [s.label, s.points.length, s.dashed === true]), [
+      ['team score of the rollouts (score_mean)', 12, false],
+      ['reward of planner', 12, false],
+      ['reward of solver', 12, false],
+      ['held-out score (eval_score)', 2, true],
+    ]);
+    assert.deepEqual(c.series[3]!.points, metrics.filter((m) => m.eval_score !== undefined).map((m) => [m.step, m.eval_score]));
+    const file = await writeLearningCurve(run, 'run');
+    assert.equal(file, join(run, 'learning-curve.svg'));
+    const svg = readFileSync(file!, 'utf8');
+    assert.equal(points(svg).length, 12 * 3 + 2);
+    const across = metricAcrossRuns([{ label: 'a', metrics }, { label: 'b', metrics: metrics.slice(0, 5) }], 'eval_score', 'held-out');
+    assert.deepEqual(across.series.map((s) => [s.label, s.points.length]), [['a', 2], ['b', 1]]);
+    const empty = join(dir, 'empty');
+    mkdirSync(empty);
+    assert.equal(await writeLearningCurve(empty), null);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
