@@ -34,3 +34,6 @@ export function k3KlLoss(input: K3KlInput): K3KlOutput {
   }
   return { loss: coef * kl, kl, dLogprobs_K };
 }
+
+/** KL estimators by name: actor.klEstimator names one (src/config/choices.ts lists the names). */
+export const KL_ESTIMATORS = { k3: k3KlLoss } as const;

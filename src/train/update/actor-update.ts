@@ -8,7 +8,7 @@
 import type { Engine } from '../../engine/types.ts';
 import type { MarftConfig } from '../../config/schema.ts';
 import { actionLogprob, spreadActionGrad } from '../losses/action-normalisation.ts';
-import { KL_LOSSES } from '../losses/registry.ts';
+import { KL_ESTIMATORS } from '../losses/k3-kl.ts';
 import { objectiveOf } from '../losses/policy-objectives.ts';
 import { deriveSeed } from '../../core/rng.ts';
 import { scoreActions } from '../forward-passes.ts';
@@ -112,7 +112,7 @@ export async function actorUpdate(engine: Engine, actions: TrainAction[], plan: 
           totals.units += unitsHere;
           if (klCoef > 0) {
             micro.forEach((a, b) => {
-              const kl = KL_LOSSES[actor.klEstimator]({ logprobs_K: logprobs[b]!, refLogprobs_K: a.ref_K!, weights_K: new Float64Array(a.length).fill(tokenWeight), coef: klCoef });
+              const kl = KL_ESTIMATORS[actor.klEstimator]({ logprobs_K: logprobs[b]!, refLogprobs_K: a.ref_K!, weights_K: new Float64Array(a.length).fill(tokenWeight), coef: klCoef });
               totals.kl += kl.kl;
               for (let k = 0; k < a.length; k++) dLogprobs[b]![k]! += kl.dLogprobs_K[k]!;
             });
