@@ -4,12 +4,14 @@
 //     decode greedily the tokens the embedded engine decodes with the base plus the agent's adapter
 //     (4 prompts × 16 tokens; transformers with PEFT on the unmerged adapter too), log-probs within 1e-4;
 //     the merged weights are W + (alpha/r)·B·A; the tokenizer and chat template come along;
-//   - --gguf: needs a Python with the gguf package; without one the command says so in one line (and the
-//     llama.cpp check below skips, naming the setup command: CI does not build llama.cpp);
+//   - --gguf: needs a Python with the gguf package; without one the command says so in one line. With one
+//     (.venv-llamacpp, or MARFT_GGUF_PYTHON) the GGUF's tensors read back as the merged folder's; with
+//     llama.cpp built (.venv-llamacpp) its server decodes the same greedy tokens. Both skip otherwise,
+//     naming what they need: CI builds neither;
 //   - mistakes are one line: an unknown agent, an existing output, a missing flag.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +22,7 @@ import { freePort } from '../../src/engine/vllm/server.ts';
 import { loadTokenizer } from '../../src/tokenizer/index.ts';
 import { assertUserError, runCli } from '../cli/spawn-cli.ts';
 import { maxAbsDiff, oracleBatch, readJson, repoRoot, skipWithoutVenv } from '../engine/oracle-helpers.ts';
+import { defaultGgufPython, ggufPythonProblem } from '../../src/export/gguf-file.ts';
 import { makeTinyRun, type TinyRun } from '../serve/tiny-run.ts';
 
 let dir = '';
@@ -121,6 +124,25 @@ test('export mistakes are one line each', async () => {
   assertUserError(await runCli({ args: ['export', join(dir, 'nowhere'), '--agent', 'planner', '--hf', join(dir, 'z')] }), /nowhere: no such folder$/, 'no run');
   assertUserError(await runCli({ args: ['export', run.runDir, '--agent', 'planner', '--gguf', join(dir, 'p.gguf'), '--python', join(dir, 'no-python')] }), /--gguf: .*no-python does not exist: writing GGUF needs a Python with the gguf package; bash scripts\/setup\.sh --llamacpp/, 'no GGUF Python');
   assert.ok(!existsSync(join(dir, 'x')) && !existsSync(join(dir, 'p.gguf')), 'nothing was written');
+});
+
+// The GGUF file, read back with the gguf package's reader: every tensor of the merged folder, unchanged.
+// Only where a Python with gguf exists (.venv-llamacpp, or MARFT_GGUF_PYTHON naming one).
+const ggufPython = defaultGgufPython();
+const skipGguf = ggufPythonProblem(ggufPython) ?? false;
+
+test('--gguf writes the merged weights into a float32 GGUF that the gguf package reads back unchanged', { skip: skipGguf, timeout: 120_000 }, async () => {
+  const gguf = join(dir, 'planner-check.gguf');
+  const r = await runCli({ args: ['export', run.runDir, '--agent', 'planner', '--gguf', gguf] });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(JSON.parse(r.stdout).gguf, gguf);
+  const merged = readSafetensors(join(exported, 'model.safetensors'));
+  const names: [string, string][] = [['model.layers.1.self_attn.o_proj.weight', 'blk.1.attn_output.weight'], ['model.layers.0.mlp.down_proj.weight', 'blk.0.ffn_down.weight'], ['model.layers.1.mlp.gate_proj.weight', 'blk.1.ffn_gate.weight']];
+  const code = 'import sys, json, numpy as np, gguf\nr = gguf.GGUFReader(sys.argv[1])\nprint(json.dumps({t.name: np.asarray(t.data, dtype=np.float64).ravel().tolist() for t in r.tensors if t.name in sys.argv[2:]}))';
+  const read = spawnSync(ggufPython, ['-c', code, gguf, ...names.map(([, g]) => g)], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  assert.equal(read.status, 0, read.stderr);
+  const tensors = JSON.parse(read.stdout) as Record<string, number[]>;
+  for (const [hf, g] of names) assert.deepEqual(tensors[g], [...merged.get(hf)!.data], g);
 });
 
 // llama.cpp's own server on the exported GGUF: only where .venv-llamacpp was built (bash scripts/setup.sh
