@@ -3,16 +3,10 @@
 // B: [out, r], W: [out, in]). Each merged weight is float32; its sum over the rank is formed in double
 // precision and rounded once. The adapter and the base files are read with the engine's own readers,
 // so an adapter that does not fit the base is refused as loading it would be.
-//
-// The engine's file code is imported here only (safetensors, PEFT, config.json), so that its move
-// into src/engine/hf/ changes this file's imports alone.
 import type { LinearModule } from '../engine/types.ts';
-import { loadHfWeights, type HostTensor } from '../engine/embedded/safetensors.ts';
-import { readPeftAdapter, type PeftAdapter } from '../engine/embedded/peft.ts';
-import { readHfConfig } from '../engine/embedded/hf-config.ts';
+import { loadHfWeights, readHfConfig, readPeftAdapter, type HostTensor, type PeftAdapter } from '../engine/index.ts';
 
-export { saveHfWeights, type HostTensor } from '../engine/embedded/safetensors.ts';
-export { readHfConfig, writeGenerationConfig } from '../engine/embedded/hf-config.ts';
+export { readHfConfig, saveHfWeights, writeGenerationConfig, type HostTensor } from '../engine/index.ts';
 
 const ATTENTION: ReadonlySet<LinearModule> = new Set(['q_proj', 'k_proj', 'v_proj', 'o_proj']);
 

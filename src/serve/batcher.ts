@@ -13,7 +13,7 @@
 // own limit and stop strings would have stopped the engine (the same tokens: each prompt's generator
 // and cache are its own). Scoring requests (prompt log-probs) are scored one call per target.
 import type { PolicyTarget, SampleParams, SampleResult, SamplingEngine, ScoreRequest } from '../engine/types.ts';
-import { cutAtStopString } from '../engine/stop-strings.ts';
+import { cutAtStopString } from '../engine/index.ts';
 
 export type Decode = (ids: number[]) => string;
 

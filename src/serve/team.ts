@@ -90,7 +90,8 @@ export class TeamModel {
       content: a.text, finish_reason: a.stopReason === 'max_tokens' || a.stopReason === 'context_full' ? 'length' : 'stop', tokens: a.actionTokens.length,
     }));
     const marft = {
-      workflow: this.task.workflow.name, seed, answer_agent: answer?.agent ?? null, transcript,
+      // The request's seed; null when it gave none (the server's seeds then, shared with other requests).
+      workflow: this.task.workflow.name, seed: f.seed, answer_agent: answer?.agent ?? null, transcript,
       feedback: episode.steps.filter((s) => s.feedback !== undefined).map((s) => ({ step: s.t, feedback: s.feedback })),
     };
     const promptTokens = episode.actions.reduce((s, a) => s + a.promptTokens.length, 0);

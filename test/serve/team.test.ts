@@ -38,7 +38,7 @@ const question = 'A baker makes 12 rolls and sells 5. How many rolls are left?';
 
 interface TeamReply {
   choices: { message: { content: string }; finish_reason: string }[];
-  marft: { workflow: string; seed: number; answer_agent: string; transcript: TeamTurn[]; feedback: unknown[] };
+  marft: { workflow: string; seed: number | null; answer_agent: string; transcript: TeamTurn[]; feedback: unknown[] };
 }
 
 test('the team model lists beside base and the agents', async () => {
@@ -50,6 +50,7 @@ test('a team request runs the workflow with the trained agents: the Solver\'s tu
   const reply = (await client.chat.completions.create(body)) as unknown as TeamReply;
   const { transcript } = reply.marft;
   assert.equal(reply.marft.workflow, 'math-duo');
+  assert.equal(reply.marft.seed, 21);
   assert.deepEqual(transcript.map((t) => [t.agent, t.role, t.step, t.model]), [['planner', 'Planner', 0, 'planner'], ['solver', 'Solver', 0, 'solver']]);
   assert.equal(reply.marft.answer_agent, 'solver');
   assert.equal(reply.choices[0]!.message.content, transcript[1]!.content);
@@ -89,4 +90,5 @@ test('what the team model cannot answer is a 400, and it answers afterwards', as
   await refused(client.completions.create({ model: 'team', prompt: question }), 'model');
   const ok = (await client.chat.completions.create({ model: 'team', messages: [{ role: 'user', content: question }], max_tokens: 4 })) as unknown as TeamReply;
   assert.equal(ok.marft.transcript.length, 2);
+  assert.equal(ok.marft.seed, null, 'no seed given: none reported');
 });
