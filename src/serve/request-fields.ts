@@ -112,9 +112,11 @@ export function generationFields(body: Body, maxTokensKeys: readonly string[], v
   if (options !== undefined && options !== null && (typeof options !== 'object' || Array.isArray(options))) throw invalidParam('stream_options', 'expected an object', 'invalid_type');
   const stream = boolField(body, 'stream', false);
   const includeUsage = options ? boolField(options as Body, 'include_usage', false) : false;
+  const topP = numberField(body, 'top_p', 1, 0, 1);
+  if (topP === 0) throw invalidParam('top_p', 'must be greater than 0 (and at most 1)');
   return {
     temperature: numberField(body, 'temperature', 1, 0, 100),
-    topP: numberField(body, 'top_p', 1, Number.MIN_VALUE, 1),
+    topP,
     topK: topK < 0 ? 0 : topK,
     maxTokens,
     n,
