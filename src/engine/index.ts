@@ -36,3 +36,9 @@ export function createEngine(config: ModelConfig, opts: EmbeddedEngineOptions & 
 export async function loadTorchEngine(modelDir: string, opts: TorchEngineOptions = {}): Promise<Engine> {
   return openEngine({ kind: 'torch', modelDir, options: opts });
 }
+
+// What marft serve and marft export need of the engine's file and sampling code (src/serve/, src/export/).
+export { cutAtStopString } from './stop-strings.ts';
+export { loadHfWeights, saveHfWeights, type HostTensor } from './hf/safetensors.ts';
+export { readPeftAdapter, type PeftAdapter } from './hf/peft.ts';
+export { readHfConfig, writeGenerationConfig } from './hf/config.ts';

@@ -141,6 +141,18 @@ export class WorkflowTask implements DistillableTask {
     return this.play(engine, problems, req.policies, req.sampling, req.seed, { criticView: false });
   }
 
+  /**
+   * One episode per question that comes without a reference answer (marft serve --team,
+   * src/serve/team.ts): the task's workflow and environment play it (programs run, feedback is given)
+   * with `policies`; its score and rewards compare with nothing and mean nothing.
+   */
+  async answer(engine: SamplingEngine, questions: readonly string[], policies: Record<string, string>, sampling: Sampling, seed: number): Promise<Episode[]> {
+    const problems: Problem[] = questions.map((question, i) => this.problems.domain === 'math'
+      ? { domain: 'math', id: `request-${i}`, dataset: 'request', question, answer: '', meta: {} }
+      : { domain: 'code', id: `request-${i}`, dataset: 'request', statement: question, tests: { kind: 'stdio', tests: [] }, meta: {} });
+    return this.play(engine, problems, policies, sampling, seed, { criticView: false });
+  }
+
   distillation(): DistillationSource {
     return {
       workflow: this.workflow,
