@@ -65,7 +65,7 @@ export class Session {
       let sup = '';
       let k = j;
       while (s[k] === ' ') k++;
-      if (s[k] === '^' && s[k + 1] !== '\\' ) {
+      if (s[k] === '^' && s[k + 1] !== '\\') {
         // "v^2_0": the subscript written after the power still names the symbol.
         const p = scriptArg(k + 1);
         if (p) {
