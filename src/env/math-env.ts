@@ -6,7 +6,12 @@
 //   (wall-clock 20 s by default) and its printed output is the answer; any other agent's answer is
 //   its text after "####", else the extracted final answer (\boxed{}, "the answer is", last number);
 // - team reward: 1 if the team's answer (the last agent's, or the last agent of `answerRole`)
-//   equals the reference answer, else 0;
+//   equals the reference answer, else 0. "Equals" is the problem's benchmark scorer when it has one
+//   (problem.benchmark, set by the benchmark datasets' loaders: held-out evaluation on GSM8K,
+//   MATH-500, AIME, AMC 23 or OlympiadBench is judged as those benchmarks' authors judge it, and
+//   DeepScaleR's training set by DeepScaleR's reward), else marft's mathAnswersEqual. The answer is
+//   still read by the workflow's format (####, \boxed, ...); the benchmark decides equivalence
+//   (answersEqualUnder). Agreement between agents is always marft's comparison;
 // - role-local rewards for Reasoners and Tool-Users (rewards.ts);
 // - with Tool-Users present, feedback for the next turn reports every agent's answer (or the program's
 //   error text) and whether they agree; the episode ends when all of them agree. The reference
@@ -14,6 +19,7 @@
 import { extractHashAnswer, extractPythonCode } from '../workflow/builtin/formats.ts';
 import type { AgentOutput, StepInput, StepOutcome, TaskEnv } from '../workflow/env-api.ts';
 import { extractAnswer, mathAnswersEqual } from '../verify/math/index.ts';
+import { answersEqualUnder, benchmarkScorer, type BenchmarkProblemInfo } from '../verify/math/benchmarks/index.ts';
 import type { MathProblem } from './datasets/types.ts';
 import { DEFAULT_ROLE_REWARD_WEIGHTS, reasonerReward, toolUserReward, type RoleRewardWeights } from './rewards.ts';
 import { defaultProgramRunner, excerpt, type ProgramRunner } from './program-runner.ts';
@@ -30,6 +36,22 @@ export interface MathEnvOptions {
   runProgram?: ProgramRunner;
   /** Text placed after the question in the first message (e.g. an answer-format instruction). */
   questionSuffix?: string;
+  /**
+   * Which scorer judges the team's answer against the reference: a benchmark name
+   * (src/verify/math/benchmarks) for every problem, null for marft's own comparison; absent: the
+   * problem's own `benchmark` (if any).
+   */
+  benchmark?: string | null;
+}
+
+/** The facts a benchmark scorer grades with, from a problem's meta (OlympiadBench's error, answer_type, unit). */
+function problemInfo(problem: MathProblem): BenchmarkProblemInfo {
+  const info: BenchmarkProblemInfo = {};
+  const { error, answer_type: answerType, unit } = problem.meta as Record<string, unknown>;
+  if (typeof error === 'string' || typeof error === 'number') info.error = error;
+  if (typeof answerType === 'string') info.answerType = answerType;
+  if (typeof unit === 'string') info.unit = unit;
+  return info;
 }
 
 /** What the environment read from one agent's output. */
@@ -52,6 +74,9 @@ export class MathEnv implements TaskEnv {
   private readonly weights: RoleRewardWeights;
   private readonly timeoutMs: number;
   private readonly run: ProgramRunner;
+  /** The benchmark whose scorer judges answers here; undefined: mathAnswersEqual. */
+  readonly benchmark: string | undefined;
+  private readonly info: BenchmarkProblemInfo;
   private lastTeamReward = 0;
   private lastAnswers: MathAgentAnswer[] = [];
   private steps = 0;
@@ -65,6 +90,16 @@ export class MathEnv implements TaskEnv {
     this.weights = options.rewardWeights ?? DEFAULT_ROLE_REWARD_WEIGHTS;
     this.timeoutMs = options.programTimeoutMs ?? MATH_PROGRAM_TIMEOUT_MS;
     this.run = options.runProgram ?? defaultProgramRunner;
+    const benchmark = options.benchmark === undefined ? problem.benchmark : options.benchmark;
+    this.benchmark = benchmark ?? undefined;
+    // An unknown name fails here, once, with the list of known ones.
+    if (this.benchmark !== undefined) benchmarkScorer(this.benchmark);
+    this.info = problemInfo(problem);
+  }
+
+  /** Whether an agent's answer equals the reference, by the problem's scorer. */
+  private isCorrect(answer: string): boolean {
+    return answersEqualUnder(this.benchmark, this.problem.answer, answer, this.info);
   }
 
   /** An independent copy in the current state (branching samplers); the problem and options are read-only and shared. */
@@ -92,10 +127,10 @@ export class MathEnv implements TaskEnv {
       const program: MathAgentAnswer['program'] = { found: true, status: outcome.status };
       if (!ok) program.error = excerpt(outcome.stderr || outcome.status);
       const answer = ok ? printed : null;
-      return { agent: out.agent, role: out.role, answer, program, correct: answer !== null && mathAnswersEqual(this.problem.answer, answer) };
+      return { agent: out.agent, role: out.role, answer, program, correct: answer !== null && this.isCorrect(answer) };
     }
     const answer = MathEnv.textAnswer(out.text);
-    return { agent: out.agent, role: out.role, answer, correct: answer !== null && mathAnswersEqual(this.problem.answer, answer) };
+    return { agent: out.agent, role: out.role, answer, correct: answer !== null && this.isCorrect(answer) };
   }
 
   async onStep(step: StepInput): Promise<StepOutcome> {
@@ -133,7 +168,7 @@ export class MathEnv implements TaskEnv {
   finalScore(): { score: number; info: Record<string, unknown> } {
     return {
       score: this.lastTeamReward,
-      info: { reference: this.problem.answer, steps: this.steps, answers: this.lastAnswers.map((a) => ({ agent: a.agent, role: a.role, answer: a.answer, correct: a.correct, ...(a.program ? { program: a.program } : {}) })) },
+      info: { reference: this.problem.answer, scorer: this.benchmark ?? 'marft', steps: this.steps, answers: this.lastAnswers.map((a) => ({ agent: a.agent, role: a.role, answer: a.answer, correct: a.correct, ...(a.program ? { program: a.program } : {}) })) },
     };
   }
 

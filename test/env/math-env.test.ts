@@ -1,9 +1,10 @@
-// The maths environment: team reward from the verifier, role-local rewards with the spec's weights,
-// and the Reasoner / Tool-User consistency check (programs run in the sandbox).
+// The maths environment: team reward from the verifier (a benchmark's own scorer for benchmark
+// problems), role-local rewards with the spec's weights, and the Reasoner / Tool-User consistency
+// check (programs run in the sandbox).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MathEnv, roleRewardWeights } from '../../src/env/index.ts';
-import type { MathProblem } from '../../src/env/datasets/index.ts';
+import { loadDataset, type MathProblem } from '../../src/env/datasets/index.ts';
 
 const problem = (answer: string): MathProblem => ({ domain: 'math', id: 'p1', dataset: 'test', question: 'What is 7 divided by 9?', answer, meta: {} });
 const py = (code: string): string => `Here is my program.\n\`\`\`python\n${code}\n\`\`\``;
@@ -92,4 +93,29 @@ test('sameAnswer compares the stated answers mathematically', () => {
   assert.equal(env.sameAnswer!('so #### 0.5', 'thus \\boxed{\\frac12}'), true);
   assert.equal(env.sameAnswer!('#### 0.5', '#### 0.6'), false);
   assert.equal(env.sameAnswer!('no answer', 'no answer'), false);
+});
+
+test("held-out benchmarks are judged by their own scorer (problem.benchmark from the loaders); options.benchmark overrides; training sets keep marft's comparison", async () => {
+  const math500 = (loadDataset('math500').problems as MathProblem[]).find((p) => p.answer === '\\frac{14}{3}')!;
+  assert.equal(math500.benchmark, 'math500');
+  const say = async (env: MathEnv, text: string): Promise<number> => (await env.onStep({ t: 0, outputs: [{ agent: 'solver', role: 'Solver', text }] })).teamReward;
+  // PRM800K's grader refuses an unreduced fraction; marft's comparison accepts it.
+  assert.equal(await say(new MathEnv(math500, opts), 'So $\\boxed{\\frac{28}{6}}$.'), 0);
+  assert.equal(await say(new MathEnv(math500, opts), 'So $\\boxed{\\frac{14}{3}}$.'), 1);
+  assert.equal(await say(new MathEnv(math500, { ...opts, benchmark: null }), 'So $\\boxed{\\frac{28}{6}}$.'), 1, 'null: marft\'s comparison');
+  const env = new MathEnv(math500, opts);
+  await say(env, '#### 14/3');
+  assert.equal(env.finalScore().info['scorer'], 'math500');
+  assert.equal(env.finalScore().score, 1, 'the answer is read by the workflow format (####), judged by the benchmark');
+  // OlympiadBench: the problem's per-problem tolerance (meta.error) is applied.
+  const ob = (loadDataset('olympiadbench').problems as MathProblem[]).find((p) => p.id === 'olympiadbench/2592')!;
+  assert.equal(await say(new MathEnv(ob, opts), 'So the final answer is \\boxed{4.28}'), 1);
+  assert.equal(await say(new MathEnv(problem('4.2'), opts), 'So the final answer is \\boxed{4.28}'), 0, 'no benchmark: marft\'s tolerance');
+  // gsm8k-train (a training set) has no benchmark; gsm8k (the test set) has GSM8K's.
+  assert.equal((loadDataset('gsm8k-train').problems[0] as MathProblem).benchmark, undefined);
+  const gsm = loadDataset('gsm8k').problems[0] as MathProblem;
+  assert.equal(gsm.benchmark, 'gsm8k');
+  assert.equal(await say(new MathEnv(gsm, opts), `so ${gsm.answer}.0001 dollars`), 0, 'exact numbers');
+  assert.equal(await say(new MathEnv(problem('7'), { ...opts, benchmark: 'gsm8k' }), 'It is 7.'), 1);
+  assert.throws(() => new MathEnv(problem('7'), { benchmark: 'gsm9k' }), /unknown benchmark "gsm9k" \(known: /);
 });

@@ -4,9 +4,11 @@
 //   "assert": "<code run after the program>" (or an array of scripts, one test each, with an
 //   optional "setup"), "call": {"fn", "cases": [{"args": [...], "expected": ...}]}}
 //   -> {"id", "passed", "total", "results": [{"status", "stderr"?}]}
-// math: each line {"id", "gold", "pred"} -> the same line plus "equal": true|false, or "equal": null
-//   and "error": "timeout" when judging it ran over the per-line limit (--timeout; a nested or huge
-//   answer can take arbitrarily long, and one such line must not hold up the file).
+// math: each line {"id", "gold", "pred", "benchmark"?, "problem"?} -> the same line plus "equal":
+//   true|false, or "equal": null and "error": "timeout" when judging it ran over the per-line limit
+//   (--timeout; a nested or huge answer can take arbitrarily long, and one such line must not hold
+//   up the file). "benchmark" (else --benchmark) picks a benchmark's own scorer
+//   (src/verify/math/benchmarks/); without one, marft's comparison.
 // Output lines keep the input order. A malformed line is reported on stderr with its line number
 // and skipped; the rest are still judged. Exit status: 0 when every line was judged, 1 when some
 // were malformed (or, for math, left undecided), 2 for a usage error.
@@ -18,7 +20,8 @@ import { UserError } from '../errors.ts';
 import { checkInputFile, readInputLines } from '../input-lines.ts';
 import { SlotLimiter } from '../../sandbox/index.ts';
 import { verifyCode, parsePyJson, type CodeTests, type PyJson } from '../../verify/code/index.ts';
-import { TimedMathJudge, type TimedVerdict } from '../../verify/math/timed-judge.ts';
+import { TimedMathJudge, type JudgeScoring, type TimedVerdict } from '../../verify/math/timed-judge.ts';
+import { BENCHMARK_SCORERS, BENCHMARK_NAMES, type BenchmarkProblemInfo } from '../../verify/math/benchmarks/index.ts';
 
 export const summary = 'judge programs (code) or maths answers (math) from a JSONL file';
 
@@ -26,7 +29,7 @@ export const summary = 'judge programs (code) or maths answers (math) from a JSO
 export const MATH_LINE_TIMEOUT_S = 10;
 
 const HELP = `usage: marft verify code --input FILE.jsonl [--output FILE] [--concurrency N] [--timeout SECONDS]
-       marft verify math --input FILE.jsonl [--output FILE] [--timeout SECONDS]
+       marft verify math --input FILE.jsonl [--output FILE] [--timeout SECONDS] [--benchmark NAME]
 
 code: each input line is {"id", "program", "timeout_s"?, and one of
         "tests": [{"stdin", "stdout"}]                 stdin/stdout, LiveCodeBench comparison
@@ -37,6 +40,11 @@ code: each input line is {"id", "program", "timeout_s"?, and one of
       status: passed | wrong_answer | runtime_error | timeout | memory | output_limit | killed
 math: each input line is {"id", "gold", "pred"} and gives the same line plus "equal": true|false,
       or "equal": null, "error": "timeout" when judging the line ran over its time limit.
+      Optional fields: "benchmark": NAME (wins over --benchmark; null: marft's own comparison) and
+      "problem": {"error", "answer_type", "unit"} (OlympiadBench's per-problem tolerance and type).
+      With a benchmark, "pred" is read as a model's response by that benchmark's extraction rule
+      (boxed-only ones find nothing in a bare answer) and judged by its authors' equivalence:
+${BENCHMARK_NAMES.map((n) => `        ${n.padEnd(14)}${BENCHMARK_SCORERS[n]!.describe}`).join('\n')}
 
 options:
   --input FILE        JSONL input (required)
@@ -44,6 +52,8 @@ options:
   --concurrency N     programs run at once (default: number of cores)       [code]
   --timeout SECONDS   code: per-test wall-clock limit when a line has no timeout_s (default 30)
                       math: time limit for judging one line (default ${MATH_LINE_TIMEOUT_S})
+  --benchmark NAME    math: score every line with this benchmark's scorer (one of
+                      ${BENCHMARK_NAMES.join(', ')}); default: marft's own comparison
 
 Malformed lines are reported on stderr (file:line: what is wrong) and skipped; a maths line over
 its limit is reported there too, and the lines after it are still judged. Exit status 0 when every
@@ -201,17 +211,48 @@ const MAX_CONCURRENCY = 1024;
 /** Set when stdout's reader went away (EPIPE): nothing more is read or judged. */
 let readerGone = false;
 
-async function verifyMathFile(input: string, out: Writable, lineTimeoutS: number): Promise<number> {
+async function verifyMathFile(input: string, out: Writable, lineTimeoutS: number, benchmark: string | undefined): Promise<number> {
   const progress = new Progress('marft verify math');
   const judge = new TimedMathJudge(lineTimeoutS * 1000);
   try {
-    return await judgeMathLines(input, out, judge, lineTimeoutS, progress);
+    return await judgeMathLines(input, out, judge, lineTimeoutS, benchmark, progress);
   } finally {
     await judge.close();
   }
 }
 
-async function judgeMathLines(input: string, out: Writable, judge: TimedMathJudge, lineTimeoutS: number, progress: Progress): Promise<number> {
+function unknownBenchmark(name: unknown): string {
+  return `unknown benchmark ${JSON.stringify(name)} (known: ${BENCHMARK_NAMES.join(', ')})`;
+}
+
+/** A line's scorer: its own "benchmark" (null: none) over the flag's, and its "problem" facts. Throws an Error saying what is wrong. */
+export function mathLineScoring(o: Record<string, unknown>, flagBenchmark: string | undefined): JudgeScoring {
+  const scoring: JudgeScoring = {};
+  const benchmark = 'benchmark' in o ? o.benchmark : flagBenchmark;
+  if (benchmark !== null && benchmark !== undefined) {
+    if (typeof benchmark !== 'string' || !Object.hasOwn(BENCHMARK_SCORERS, benchmark)) throw new Error(unknownBenchmark(benchmark));
+    scoring.benchmark = benchmark;
+  }
+  if ('problem' in o && o.problem !== null) {
+    const p = o.problem as Record<string, unknown>;
+    if (typeof p !== 'object' || Array.isArray(p)) throw new Error('"problem" must be an object {"error", "answer_type", "unit"}');
+    const problem: BenchmarkProblemInfo = {};
+    if (p.error !== undefined && p.error !== null) {
+      if (typeof p.error !== 'string' && typeof p.error !== 'number') throw new Error('"problem.error" must be a number or a string such as "1e-2" or "1e34,1e-3"');
+      problem.error = p.error;
+    }
+    for (const [key, field] of [['answer_type', 'answerType'], ['unit', 'unit']] as const) {
+      const v = p[key];
+      if (v === undefined || v === null) continue;
+      if (typeof v !== 'string') throw new Error(`"problem.${key}" must be a string`);
+      problem[field] = v;
+    }
+    scoring.problem = problem;
+  }
+  return scoring;
+}
+
+async function judgeMathLines(input: string, out: Writable, judge: TimedMathJudge, lineTimeoutS: number, benchmark: string | undefined, progress: Progress): Promise<number> {
   let malformed = 0;
   let undecided = 0;
   for await (const line of readInputLines(input)) {
@@ -230,9 +271,17 @@ async function judgeMathLines(input: string, out: Writable, judge: TimedMathJudg
       process.stderr.write(`${input}:${line.number}: expected {"id", "gold": string, "pred": string}\n`);
       continue;
     }
+    let scoring: JudgeScoring;
+    try {
+      scoring = mathLineScoring(o, benchmark);
+    } catch (err) {
+      malformed++;
+      process.stderr.write(`${input}:${line.number}: ${(err as Error).message}\n`);
+      continue;
+    }
     let verdict: TimedVerdict;
     try {
-      verdict = await judge.judge(o.gold, o.pred);
+      verdict = await judge.judge(o.gold, o.pred, scoring);
     } catch (err) {
       throw new UserError(`${input}:${line.number}: ${(err as Error).message}`);
     }
@@ -254,7 +303,7 @@ export async function run(argv: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  const args = parseArgs(argv, { string: ['input', 'output', 'concurrency', 'timeout'] });
+  const args = parseArgs(argv, { string: ['input', 'output', 'concurrency', 'timeout', 'benchmark'] });
   const what = args.positionals[0];
   if (what !== 'code' && what !== 'math') throw new UserError(`say what to verify: 'marft verify code ...' or 'marft verify math ...' (see --help)`);
   if (args.positionals.length > 1) throw new UserError(`unexpected argument '${args.positionals[1]}'`);
@@ -266,6 +315,9 @@ export async function run(argv: string[]): Promise<number> {
   if (stringFlag(args, 'concurrency') !== undefined && (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY)) {
     throw new UserError(`--concurrency must be an integer in [1, ${MAX_CONCURRENCY}], got '${stringFlag(args, 'concurrency')}'`);
   }
+  const benchmark = stringFlag(args, 'benchmark');
+  if (benchmark !== undefined && what !== 'math') throw new UserError(`--benchmark applies to 'marft verify math' only`);
+  if (benchmark !== undefined && !Object.hasOwn(BENCHMARK_SCORERS, benchmark)) throw new UserError(`--benchmark: ${unknownBenchmark(benchmark)}`);
   const timeoutS = numberFlag(args, 'timeout', what === 'code' ? 30 : MATH_LINE_TIMEOUT_S);
   // The same range as a line's timeout_s.
   if (!(timeoutS > 0) || timeoutS > 3600) throw new UserError(`--timeout must be a number of seconds in (0, 3600], got '${stringFlag(args, 'timeout')}'`);
@@ -288,7 +340,7 @@ export async function run(argv: string[]): Promise<number> {
       readerGone = true;
     });
   }
-  const code = what === 'code' ? await verifyCodeFile(input, out, concurrency || availableParallelism(), timeoutS) : await verifyMathFile(input, out, timeoutS);
+  const code = what === 'code' ? await verifyCodeFile(input, out, concurrency || availableParallelism(), timeoutS) : await verifyMathFile(input, out, timeoutS, benchmark);
   if (outputPath) await new Promise<void>((resolve, reject) => (out as ReturnType<typeof createWriteStream>).end((err?: Error | null) => (err ? reject(err) : resolve())));
   return code;
 }

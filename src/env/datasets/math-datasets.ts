@@ -2,8 +2,15 @@
 // DeepScaleR and Polaris (issue 3 item 3). Field names are those of the source files (see
 // data/PROVENANCE.md and docs/datasets.md).
 import { extractAfterHashes, extractBoxed } from '../../verify/math/index.ts';
+import { DATASET_BENCHMARKS } from '../../verify/math/benchmarks/index.ts';
 import { answerField, loadJsonl, optStr, recordId, str, type Row } from './jsonl.ts';
 import { RecordError, type LoadResult, type MathProblem } from './types.ts';
+
+/** The benchmark scorer a dataset's problems are judged by ({} for the training sets judged by marft's comparison). */
+function benchmarkOf(dataset: string): { benchmark?: string } {
+  const b = Object.hasOwn(DATASET_BENCHMARKS, dataset) ? DATASET_BENCHMARKS[dataset] : undefined;
+  return b === undefined ? {} : { benchmark: b };
+}
 
 function meta(row: Row, keys: string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -16,7 +23,7 @@ export function gsm8kRow(row: Row, line: number, dataset = 'gsm8k'): MathProblem
   const solution = str(row, 'answer');
   const final = extractAfterHashes(solution);
   if (final === null) throw new RecordError('field "answer" has no "#### <final answer>" line');
-  return { domain: 'math', id: `${dataset}/${line}`, dataset, question: str(row, 'question'), answer: final.replace(/,/g, ''), solution, meta: {} };
+  return { domain: 'math', id: `${dataset}/${line}`, dataset, question: str(row, 'question'), answer: final.replace(/,/g, ''), ...benchmarkOf(dataset), solution, meta: {} };
 }
 
 /** MATH-500 (PRM800K split): {problem, solution, answer, subject, level, unique_id}. */
@@ -27,6 +34,7 @@ export function math500Row(row: Row, line: number): MathProblem {
     dataset: 'math500',
     question: str(row, 'problem'),
     answer: answerField(row, 'answer'),
+    ...benchmarkOf('math500'),
     meta: meta(row, ['subject', 'level']),
   };
   const solution = optStr(row, 'solution');
@@ -36,7 +44,7 @@ export function math500Row(row: Row, line: number): MathProblem {
 
 /** AIME, matharena layout (built): {id, competition, problem_idx, problem, answer: integer}. */
 export function aimeMatharenaRow(row: Row, line: number, dataset: string): MathProblem {
-  return { domain: 'math', id: recordId(row, ['id'], dataset, line), dataset, question: str(row, 'problem'), answer: answerField(row, 'answer'), meta: meta(row, ['competition', 'problem_idx']) };
+  return { domain: 'math', id: recordId(row, ['id'], dataset, line), dataset, question: str(row, 'problem'), answer: answerField(row, 'answer'), ...benchmarkOf(dataset), meta: meta(row, ['competition', 'problem_idx']) };
 }
 
 /**
@@ -45,7 +53,7 @@ export function aimeMatharenaRow(row: Row, line: number, dataset: string): MathP
  */
 export function qwenEvalRow(row: Row, line: number, dataset: string): MathProblem {
   const question = typeof row['problem'] === 'string' && row['problem'] !== '' ? str(row, 'problem') : str(row, 'question');
-  const p: MathProblem = { domain: 'math', id: `${dataset}/${recordId(row, ['id'], dataset, line)}`, dataset, question, answer: answerField(row, 'answer'), meta: meta(row, ['url']) };
+  const p: MathProblem = { domain: 'math', id: `${dataset}/${recordId(row, ['id'], dataset, line)}`, dataset, question, answer: answerField(row, 'answer'), ...benchmarkOf(dataset), meta: meta(row, ['url']) };
   const solution = optStr(row, 'solution');
   if (solution !== undefined) p.solution = solution;
   return p;
@@ -54,7 +62,8 @@ export function qwenEvalRow(row: Row, line: number, dataset: string): MathProble
 /**
  * OlympiadBench (open-ended, text-only): {id, question, context?, final_answer: [..], answer_type,
  * unit, is_multiple_answer, solution: [..]}. The answer is the list's items joined with ", " and
- * without $ delimiters; the unit (e.g. "^{\circ}") is kept in meta.
+ * without $ delimiters; the unit (e.g. "^{\circ}"), the answer type and the per-problem tolerance
+ * `error` (e.g. "1e-1", which OlympiadBench's scorer grades with) are kept in meta.
  */
 export function olympiadBenchRow(row: Row, line: number): MathProblem {
   const finals = row['final_answer'];
@@ -67,7 +76,15 @@ export function olympiadBenchRow(row: Row, line: number): MathProblem {
     .join(', ');
   const context = optStr(row, 'context');
   const question = context ? `${context}\n\n${str(row, 'question')}` : str(row, 'question');
-  const p: MathProblem = { domain: 'math', id: `olympiadbench/${recordId(row, ['id'], 'olympiadbench', line)}`, dataset: 'olympiadbench', question, answer, meta: meta(row, ['subfield', 'answer_type', 'unit', 'is_multiple_answer']) };
+  const p: MathProblem = {
+    domain: 'math',
+    id: `olympiadbench/${recordId(row, ['id'], 'olympiadbench', line)}`,
+    dataset: 'olympiadbench',
+    question,
+    answer,
+    ...benchmarkOf('olympiadbench'),
+    meta: meta(row, ['subfield', 'answer_type', 'unit', 'is_multiple_answer', 'error']),
+  };
   const solutions = row['solution'];
   if (Array.isArray(solutions) && typeof solutions[0] === 'string') p.solution = solutions[0];
   return p;
@@ -75,7 +92,7 @@ export function olympiadBenchRow(row: Row, line: number): MathProblem {
 
 /** DeepScaleR-Preview (agentica-org): {problem, answer, solution}. */
 export function deepscalerRow(row: Row, line: number): MathProblem {
-  const p: MathProblem = { domain: 'math', id: `deepscaler/${line}`, dataset: 'deepscaler', question: str(row, 'problem'), answer: answerField(row, 'answer'), meta: {} };
+  const p: MathProblem = { domain: 'math', id: `deepscaler/${line}`, dataset: 'deepscaler', question: str(row, 'problem'), answer: answerField(row, 'answer'), ...benchmarkOf('deepscaler'), meta: {} };
   const solution = optStr(row, 'solution');
   if (solution !== undefined) p.solution = solution;
   return p;

@@ -8,8 +8,17 @@ export interface MathProblem {
   id: string;
   dataset: string;
   question: string;
-  /** Reference final answer, compared with `mathAnswersEqual`. */
+  /**
+   * Reference final answer, compared with the benchmark's scorer when `benchmark` is set, else with
+   * `mathAnswersEqual`.
+   */
   answer: string;
+  /**
+   * The benchmark whose own scorer judges answers to this problem (src/verify/math/benchmarks:
+   * gsm8k, math500, aime, amc23, olympiadbench, deepscaler, math); absent: marft's comparison.
+   * Set by the loaders of the benchmark datasets (DATASET_BENCHMARKS).
+   */
+  benchmark?: string;
   /** Worked reference solution, when the source has one. */
   solution?: string;
   /** Everything else worth keeping (level, subject, answer type, ...). */

@@ -4,6 +4,13 @@
 // one loads the computer-algebra engine, far longer than a comparison), and its start-up is not
 // counted against the limit.
 import { Worker } from 'node:worker_threads';
+import type { BenchmarkProblemInfo } from './benchmarks/types.ts';
+
+/** Which scorer judges (benchmarks/index.ts): a benchmark's, with the problem's facts; none: mathAnswersEqual. */
+export interface JudgeScoring {
+  benchmark?: string;
+  problem?: BenchmarkProblemInfo;
+}
 
 /** A verdict, or null with why there is none ('timeout' when the comparison ran over its limit). */
 export type TimedVerdict = { equal: boolean } | { equal: null; error: string };
@@ -56,8 +63,11 @@ export class TimedMathJudge {
     void r.worker.terminate();
   }
 
-  /** Compares two answers (or texts holding them) as mathAnswersEqual does, within the time limit. */
-  async judge(gold: string, pred: string): Promise<TimedVerdict> {
+  /**
+   * Compares two answers (or texts holding them) within the time limit: as mathAnswersEqual does,
+   * or as scoreAnswer does under `scoring.benchmark` (an unknown name is the caller's to check).
+   */
+  async judge(gold: string, pred: string, scoring: JudgeScoring = {}): Promise<TimedVerdict> {
     const r = (this.running ??= this.start());
     try {
       await r.ready;
@@ -89,7 +99,7 @@ export class TimedMathJudge {
       r.worker.on('message', onMessage);
       r.worker.on('error', onError);
       r.worker.on('exit', onExit);
-      r.worker.postMessage({ gold, pred });
+      r.worker.postMessage({ gold, pred, ...scoring });
     });
   }
 
