@@ -9,7 +9,7 @@
 //   sympy's parse or its subtraction raise in the grader.
 // sympy.simplify(a - b) == 0 is then decided numerically (prm800k.ts): a and b evaluated at shared
 // seeded points, or as constants.
-import { mulberry32 } from '../../../rng.ts';
+import { mulberry32 } from '../../../core/rng.ts';
 
 type Node =
   | { kind: 'number'; value: number }

@@ -7,7 +7,7 @@
 // sympy's exact simplification is replaced by evaluation: constants by value, expressions with
 // symbols at seeded points (integer points when a factorial is involved: (n-1)! n = n!).
 import { evaluate, parseExpression, type ParsedExpression } from '../expression.ts';
-import { mulberry32 } from '../../../rng.ts';
+import { mulberry32 } from '../../../core/rng.ts';
 
 const GREEK = new Set([
   'alpha', 'beta', 'gamma', 'delta', 'epsilon', 'varepsilon', 'zeta', 'eta', 'theta', 'vartheta', 'iota', 'kappa', 'lambda', 'mu', 'nu', 'xi', 'rho', 'varrho',
