@@ -15,15 +15,15 @@ import type { Engine } from '../engine/types.ts';
 import { parseConfig } from '../config/load.ts';
 import type { MarftConfig } from '../config/schema.ts';
 import { train } from '../run/train.ts';
-import { ArithDuoTask, buildPretrainedEngine } from './arith-task.ts';
-import { DEFAULT_PRETRAIN } from './pretrain.ts';
-import { DUO_AGENT_NAMES, type DuoAgentName, MAX_SOLUTION_TOKENS } from './duo-workflow.ts';
-import { demoModelConfig, parameterCount } from './model-config.ts';
+import { ArithDuoTask, buildPretrainedEngine } from '../tasks/arith-duo/arith-task.ts';
+import { DEFAULT_PRETRAIN } from '../tasks/arith-duo/pretrain.ts';
+import { DUO_AGENT_NAMES, type DuoAgentName, MAX_SOLUTION_TOKENS } from '../tasks/arith-duo/duo-workflow.ts';
+import { demoModelConfig, parameterCount } from '../tasks/arith-duo/model-config.ts';
 import { type LineSeries, PALETTE, lineChartSvg } from '../plots/line-chart.ts';
 import { svgToPng } from '../plots/png.ts';
 import { resultsTable, round4 } from './report.ts';
 import { type TeamScore, teamScore } from './team-score.ts';
-import { demoTokenizer } from './vocab.ts';
+import { demoTokenizer } from '../tasks/arith-duo/vocab.ts';
 
 export interface DemoSettings {
   heldOut: number;

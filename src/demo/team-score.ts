@@ -1,7 +1,7 @@
 // Scores of a team on a set of episodes: accuracy (the team reward), how often the Planner's plan
 // was right, and how often the Solver's answer followed the plan it was given.
 import type { Episode } from '../workflow/index.ts';
-import type { ArithInfo } from './arith-env.ts';
+import type { ArithInfo } from '../tasks/arith-duo/arith-env.ts';
 
 export interface TeamScore {
   /** Mean episode score: the fraction of problems whose final answer is right. */

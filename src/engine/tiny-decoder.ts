@@ -1,6 +1,6 @@
 // The one builder of the tiny random decoders this project makes instead of loading: the toy
 // tasks' (src/tasks/toy/toy-decoder.ts), the workflow task's (src/tasks/tiny-model.ts) and the
-// demo's (src/demo/model-config.ts). Each caller passes its shape; what every one of them shares
+// demo's (src/tasks/arith-duo/model-config.ts). Each caller passes its shape; what every one of them shares
 // (RMS norm epsilon, RoPE base, tied embeddings, head size = hidden / heads) and what the
 // architecture implies (Qwen2: biases on q, k, v; Qwen3: no biases, RMS norms on q and k) is set
 // here once, so the three stay the same family and differ only where their callers say.

@@ -6,7 +6,7 @@ import { PhraseTokenizer } from '../../src/demo/mas-opd/phrase-tokenizer.ts';
 import { finalValue, orderSensitive, reasonerText, studyPhrases, studySplit, studyWorkflow, toolUserText } from '../../src/demo/mas-opd/study-task.ts';
 import { simulateEpisode, studentBatch, teacherBatch } from '../../src/demo/mas-opd/transcripts.ts';
 import { Rng } from '../../src/core/rng.ts';
-import { correctReduction, makeProblem } from '../../src/demo/task.ts';
+import { correctReduction, makeProblem } from '../../src/tasks/arith-duo/task.ts';
 import { MathEnv } from '../../src/env/math-env.ts';
 import { extractPythonCode } from '../../src/workflow/index.ts';
 

@@ -2,12 +2,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ScriptedSampler } from '../../src/workflow/index.ts';
-import { playDuo } from '../../src/demo/arith-task.ts';
-import { transcriptBatch } from '../../src/demo/corpus.ts';
+import { playDuo } from '../../src/tasks/arith-duo/arith-task.ts';
+import { transcriptBatch } from '../../src/tasks/arith-duo/corpus.ts';
 import { Rng } from '../../src/core/rng.ts';
-import { allProblems, correctReduction, evaluatePlan, extractAnswer, isRightPlan, makeProblem, parsePlan, partialResults, rewrittenValue, splitProblems, stepOf } from '../../src/demo/task.ts';
-import { teacherTranscript } from '../../src/demo/teacher.ts';
-import { DEMO_ALPHABET, demoTokenizer } from '../../src/demo/vocab.ts';
+import { allProblems, correctReduction, evaluatePlan, extractAnswer, isRightPlan, makeProblem, parsePlan, partialResults, rewrittenValue, splitProblems, stepOf } from '../../src/tasks/arith-duo/task.ts';
+import { teacherTranscript } from '../../src/tasks/arith-duo/teacher.ts';
+import { DEMO_ALPHABET, demoTokenizer } from '../../src/tasks/arith-duo/vocab.ts';
 
 test('problems follow operator precedence, left to right at equal precedence', () => {
   assert.equal(makeProblem(3, '+', 4, '*', 2).answer, 11);

@@ -1,6 +1,6 @@
 // Full-parameter training of a model built here on a stream of transcript batches: next-token
 // cross-entropy on the replies, through the engine interface (the same steps as the demo's
-// pretraining loop, src/demo/pretrain.ts, which is tied to that demo's corpus).
+// pretraining loop, src/tasks/arith-duo/pretrain.ts, which is tied to that demo's corpus).
 import type { Engine, ScoreRequest } from '../../engine/types.ts';
 import { learningRate } from '../../train/schedules.ts';
 

@@ -1,4 +1,4 @@
-// The MAS-OPD study's task: the demo's two-step arithmetic (`a o1 b o2 c`, src/demo/task.ts) kept
+// The MAS-OPD study's task: the demo's two-step arithmetic (`a o1 b o2 c`, src/tasks/arith-duo/task.ts) kept
 // to the 2,088 problems whose two reduction orders give different values (elsewhere either order
 // is right and there is nothing to learn), solved by the built-in Reasoner–Tool-User pair
 // (src/workflow/builtin/pairs.ts: T = 4, both roles act each turn, stop on agreement) in the real
@@ -17,7 +17,7 @@ import { MATH_CONCLUSIONS, mathAttribution, renderVerdict } from '../../opd/pac.
 import { splitRoleLine } from '../../opd/teacher-context.ts';
 import { reasonerToolUser, type Workflow } from '../../workflow/index.ts';
 import { Rng } from '../../core/rng.ts';
-import { type Problem, type Reduction, SPLIT_SEED, allProblems, correctReduction, partialResults, rewritten, rewrittenValue, stepOf } from '../task.ts';
+import { type Problem, type Reduction, SPLIT_SEED, allProblems, correctReduction, partialResults, rewritten, rewrittenValue, stepOf } from '../../tasks/arith-duo/task.ts';
 import { fragments } from './phrase-tokenizer.ts';
 
 export const HORIZON = 4;

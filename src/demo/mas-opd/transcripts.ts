@@ -18,7 +18,7 @@ import { teacherMessages } from '../../opd/teacher-context.ts';
 import type { ChatMessage, Tokenizer } from '../../tokenizer/types.ts';
 import type { TurnRecord, Workflow } from '../../workflow/index.ts';
 import type { Rng } from '../../core/rng.ts';
-import { type Problem, type Reduction, correctReduction } from '../task.ts';
+import { type Problem, type Reduction, correctReduction } from '../../tasks/arith-duo/task.ts';
 import { HORIZON, finalValue, reasonerText, toolUserText } from './study-task.ts';
 
 export interface TranscriptNoise {

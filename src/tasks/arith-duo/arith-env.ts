@@ -1,7 +1,7 @@
 // The environment of one demo episode (single use, spec section 3): the problem is the first
 // message; after the Planner and the Solver have acted, the team reward is 1 when the Solver's
 // final answer is right, else 0, and the episode ends. The reference answer never reaches the agents.
-import type { StepInput, StepOutcome, TaskEnv } from '../workflow/index.ts';
+import type { StepInput, StepOutcome, TaskEnv } from '../../workflow/index.ts';
 import { type Problem, evaluatePlan, extractAnswer, isRightPlan } from './task.ts';
 
 /** What an episode's info records (for the demo's table and diagnostics). */

@@ -8,7 +8,7 @@
 // that plan and writes the final answer ("3+8=11"), so its answer depends on the Planner's value. Only the operator the Planner picks is a real choice: `*` binds before
 // `+`/`-`, and equal precedence reduces left first. Reducing the other operator first is the
 // teacher's deliberate mistake, which RL can learn to avoid.
-import { Rng } from '../core/rng.ts';
+import { Rng } from '../../core/rng.ts';
 
 export type Op = '+' | '-' | '*';
 export const OPS: readonly Op[] = ['+', '-', '*'];

@@ -5,7 +5,7 @@
 //
 // Pretraining transcripts are rendered through these same functions, so the model is trained on
 // exactly the token sequences the agents are prompted with.
-import type { ChatMessage, Tokenizer } from '../tokenizer/index.ts';
+import type { ChatMessage, Tokenizer } from '../../tokenizer/index.ts';
 
 export const PLANNER = 'Planner';
 export const SOLVER = 'Solver';

@@ -8,11 +8,11 @@
 //   trainAgents    the agents whose adapters train (default both). An agent left out acts with the
 //                  frozen base and its actions are dropped from the training episodes (the ablations)
 //   pretrainSteps  when the configuration names no model, the task pretrains one (default 1200)
-import { createEngine } from '../engine/index.ts';
-import type { Engine } from '../engine/types.ts';
-import { deriveSeed, Rng } from '../core/rng.ts';
-import { type EvalRequest, type RolloutRequest, type Sampling, type Task, type TaskBundle } from '../train/task.ts';
-import { engineSampler, rollout, type ActionSampler, type Episode } from '../workflow/index.ts';
+import { createEngine } from '../../engine/index.ts';
+import type { Engine } from '../../engine/types.ts';
+import { deriveSeed, Rng } from '../../core/rng.ts';
+import { type EvalRequest, type RolloutRequest, type Sampling, type Task, type TaskBundle } from '../../train/task.ts';
+import { engineSampler, rollout, type ActionSampler, type Episode } from '../../workflow/index.ts';
 import { ArithEnv } from './arith-env.ts';
 import { DUO_AGENT_NAMES, type DuoAgentName, duoWorkflow } from './duo-workflow.ts';
 import { demoModelConfig } from './model-config.ts';

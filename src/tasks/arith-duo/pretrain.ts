@@ -2,11 +2,11 @@
 // teacher's transcripts (next-token cross-entropy on the replies), through the engine interface:
 // forward(base) → per-token log-probs; loss = −mean log-prob, so dL/dlogprob = −1/N per scored
 // token; backward; AdamW on the base.
-import type { Engine } from '../engine/types.ts';
-import { learningRate } from '../train/schedules.ts';
-import type { CharTokenizer } from '../tokenizer/index.ts';
+import type { Engine } from '../../engine/types.ts';
+import { learningRate } from '../../train/schedules.ts';
+import type { CharTokenizer } from '../../tokenizer/index.ts';
 import { transcriptBatch } from './corpus.ts';
-import { Rng } from '../core/rng.ts';
+import { Rng } from '../../core/rng.ts';
 import type { Problem } from './task.ts';
 import type { TeacherNoise } from './teacher.ts';
 

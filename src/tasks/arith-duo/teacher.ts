@@ -3,7 +3,7 @@
 // probability 0.5, and the intermediate and the final values are each off by 1–2 with probability
 // 0.1. The Solver's teacher always follows the plan it is given, right or wrong. RL has room to
 // improve because the right plan is among the model's samples but is not reliably its mode.
-import { Rng } from '../core/rng.ts';
+import { Rng } from '../../core/rng.ts';
 import { type Problem, type Reduction, correctReduction, planText, rewrittenValue, solutionText, stepOf } from './task.ts';
 
 export interface TeacherNoise {

@@ -2,7 +2,7 @@
 // D = {Planner → Solver}. The observation builder renders duo-prompts.ts's messages, the same
 // functions the pretraining corpus is rendered with, so the agents are prompted with exactly the
 // token sequences the model was pretrained on.
-import { BASE_POLICY, sequentialGraph, type Agent, type ObservationContext, type Workflow } from '../workflow/index.ts';
+import { BASE_POLICY, sequentialGraph, type Agent, type ObservationContext, type Workflow } from '../../workflow/index.ts';
 import { PLANNER, SOLVER, plannerMessages, solverMessages } from './duo-prompts.ts';
 
 export const DUO_AGENT_NAMES = ['planner', 'solver'] as const;

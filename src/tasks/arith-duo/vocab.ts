@@ -1,7 +1,7 @@
 // The demo's character vocabulary: digits, the three operators and '=', and the letters of the two
 // role names used in the agents' prompts. With the chat specials of CharTokenizer (8) the model's
 // vocabulary is 31 tokens.
-import { CharTokenizer } from '../tokenizer/index.ts';
+import { CharTokenizer } from '../../tokenizer/index.ts';
 
 export const DEMO_ALPHABET = '0123456789+-*=PlanerSov';
 

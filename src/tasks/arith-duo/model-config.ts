@@ -1,8 +1,8 @@
 // The demo's model: a tiny Qwen2-shaped decoder (src/engine/tiny-decoder.ts) trained from scratch:
 // hidden 128, 2 layers, 4 heads, about 0.4M parameters (hidden 64 was too small).
-import { tinyDecoderConfig } from '../engine/index.ts';
-import type { ModelConfig } from '../engine/types.ts';
-import type { CharTokenizer } from '../tokenizer/index.ts';
+import { tinyDecoderConfig } from '../../engine/index.ts';
+import type { ModelConfig } from '../../engine/types.ts';
+import type { CharTokenizer } from '../../tokenizer/index.ts';
 
 export function demoModelConfig(tokenizer: CharTokenizer): ModelConfig {
   return tinyDecoderConfig({

@@ -1,10 +1,10 @@
 // Pretraining sequences: the noisy teacher's transcripts rendered as the two agents' prompts
 // followed by their replies. Only the reply tokens (and the closing <|end|>) are scored, as in
 // supervised fine-tuning on chat data.
-import type { ScoreRequest } from '../engine/types.ts';
-import type { CharTokenizer } from '../tokenizer/index.ts';
+import type { ScoreRequest } from '../../engine/types.ts';
+import type { CharTokenizer } from '../../tokenizer/index.ts';
 import { plannerPrompt, solverPrompt } from './duo-prompts.ts';
-import type { Rng } from '../core/rng.ts';
+import type { Rng } from '../../core/rng.ts';
 import type { Problem } from './task.ts';
 import { type TeacherNoise, teacherTranscript } from './teacher.ts';
 
