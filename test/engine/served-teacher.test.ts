@@ -141,11 +141,11 @@ test('one MAS-OPD step with teacher.engine vllm (a server marft starts on teache
   // The same students and greedy rollouts: the same batch; only the teacher's scores come from elsewhere.
   for (const key of ['responses_reasoner', 'responses_tool_user', 'score_mean', 'turns_mean', 'student_logprob_reasoner', 'student_logprob_tool_user']) assert.equal(b[key], a[key], key);
   let metricDiff = 0;
-  for (const key of ['teacher_logprob_reasoner', 'teacher_logprob_tool_user', 'a_opd_reasoner', 'a_opd_tool_user', 'a_role_reasoner', 'a_role_tool_user', 'loss', 'grad_norm', 'importance_ratio']) {
+  for (const key of ['teacher_logprob_reasoner', 'teacher_logprob_tool_user', 'a_opd_reasoner', 'a_opd_tool_user', 'a_role_reasoner', 'a_role_tool_user', 'policy_loss', 'grad_norm_actor', 'importance_weight_mean']) {
     assert.ok(Number.isFinite(a[key]) && Number.isFinite(b[key]) && Math.abs(a[key]! - b[key]!) <= 1e-4, `${key}: embedded ${a[key]}, vllm ${b[key]}`);
     metricDiff = Math.max(metricDiff, Math.abs(a[key]! - b[key]!));
   }
-  assert.notEqual(b['importance_ratio'], 1, 'the second minibatch is importance-weighted');
+  assert.notEqual(b['importance_weight_mean'], 1, 'the second minibatch is importance-weighted');
   const adapters = (runDir: string) => join(runDir, 'checkpoints', 'step-000001', 'adapters');
   assert.deepEqual(readdirSync(adapters(servedRun)).sort(), ROLES);
   let worst = 0;

@@ -50,11 +50,11 @@ test('one MAS-OPD step (examples/mas-opd-tiny.yaml) with students and teacher on
   const torch = await opdStep('torch');
   // The same batch: the same responses per role, the same rewards, the teacher's and students' scores equal up to float32 rounding.
   for (const key of ['responses_reasoner', 'responses_tool_user', 'score_mean', 'turns_mean']) assert.equal(torch.metrics[key], embedded.metrics[key], key);
-  for (const key of ['teacher_logprob_reasoner', 'teacher_logprob_tool_user', 'student_logprob_reasoner', 'student_logprob_tool_user', 'a_opd_reasoner', 'a_opd_tool_user', 'loss', 'grad_norm', 'importance_ratio']) {
+  for (const key of ['teacher_logprob_reasoner', 'teacher_logprob_tool_user', 'student_logprob_reasoner', 'student_logprob_tool_user', 'a_opd_reasoner', 'a_opd_tool_user', 'policy_loss', 'grad_norm_actor', 'importance_weight_mean']) {
     const a = embedded.metrics[key] as number, b = torch.metrics[key] as number;
     assert.ok(Number.isFinite(a) && Number.isFinite(b) && Math.abs(a - b) <= 1e-4, `${key}: embedded ${a}, torch ${b}`);
   }
-  assert.notEqual(torch.metrics['importance_ratio'], 1, 'the second minibatch is importance-weighted');
+  assert.notEqual(torch.metrics['importance_weight_mean'], 1, 'the second minibatch is importance-weighted');
   const adapters = (runDir: string) => join(runDir, 'checkpoints', 'step-000001', 'adapters');
   assert.deepEqual(readdirSync(adapters(torch.runDir)).sort(), ROLES);
   for (const role of ROLES) {
