@@ -32,6 +32,7 @@ import { finiteCheckpoint, guardedStep, stepDivergence } from '../runs/step-guar
 import { INITIAL_TRAINER_STATE, type TrainerState } from '../runs/trainer-state.ts';
 import { assignCredit, flattenEpisodes, normaliseAdvantages, scaleRewards } from './batch.ts';
 import { flatGroups } from './credit/flat-groups.ts';
+import { monteCarloReturns } from './credit/monte-carlo-returns.ts';
 import { responseGroupKey } from './credit/group-relative.ts';
 import { evaluatePolicies } from './evaluate.ts';
 import { fillValues, scoreActions } from './forward-passes.ts';
@@ -104,11 +105,16 @@ export function activeAgent(config: MarftConfig, agents: readonly string[], step
 
 const mean = (xs: number[]): number => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
 
-/** Old values and returns per unit, for explained variance: one per action (action level) or per token. */
-function valueUnits(actions: TrainAction[], plan: AlgorithmPlan): { values: number[]; returns: number[] } {
+/**
+ * Old values, the estimator's returns (the critic's regression targets) and the Monte Carlo returns
+ * (./credit/monte-carlo-returns.ts: what actually followed) per unit: one per action (action level) or
+ * per token.
+ */
+function valueUnits(actions: TrainAction[], plan: AlgorithmPlan, actual?: Map<TrainAction, Float64Array>): { values: number[]; returns: number[]; actual: number[] } {
   return {
     values: actions.flatMap((a) => (plan.level === 'action' ? [a.values_K[0]!] : Array.from(a.values_K))),
     returns: actions.flatMap((a) => Array.from(a.returns_K)),
+    actual: actual ? actions.flatMap((a) => Array.from(actual.get(a)!)) : [],
   };
 }
 
@@ -173,20 +179,27 @@ async function trainStep(run: RunContext, step: number, state: TrainerState): Pr
   const creditMetrics = await assignCredit(actions, episodes, plan, config, task, run.teacher);
   if (creditMetrics) Object.assign(m, creditMetrics);
 
-  const all = valueUnits(actions, plan);
+  // The critic is measured against what actually followed (Monte Carlo returns), not against the
+  // λ-returns it regresses on, which hold its own values at λ < 1.
+  const actual = hasCritic ? monteCarloReturns(actions, episodes, plan, config) : undefined;
+  const all = valueUnits(actions, plan, actual);
   const adv = moments(actions.flatMap((a) => Array.from(a.advantages_K)));
   const ret = moments(all.returns);
   Object.assign(m, { advantage_mean: adv.mean, advantage_std: adv.std, return_mean: ret.mean, return_std: ret.std });
   if (hasCritic) {
-    Object.assign(m, { value_mean: mean(all.values), explained_variance: finiteOrNull(explainedVariance(all.values, all.returns)) });
+    Object.assign(m, {
+      value_mean: mean(all.values),
+      explained_variance: finiteOrNull(explainedVariance(all.values, all.actual)),
+      explained_variance_targets: finiteOrNull(explainedVariance(all.values, all.returns)),
+    });
     // Per agent position in the step (0 = acts first): whether the critic values each agent's state.
     const positions = [...new Set(actions.map((a) => a.agentIndex))].sort((a, b) => a - b);
     for (const pos of positions) {
-      const units = valueUnits(actions.filter((a) => a.agentIndex === pos), plan);
-      m[`explained_variance/pos${pos}`] = finiteOrNull(explainedVariance(units.values, units.returns));
+      const units = valueUnits(actions.filter((a) => a.agentIndex === pos), plan, actual);
+      m[`explained_variance/pos${pos}`] = finiteOrNull(explainedVariance(units.values, units.actual));
     }
   } else {
-    Object.assign(m, { value_mean: null, explained_variance: null });
+    Object.assign(m, { value_mean: null, explained_variance: null, explained_variance_targets: null });
   }
 
   const warmup = warmupSteps(config, plan);
