@@ -1,4 +1,4 @@
-// Forward passes over the training batch in micro-batches capped in tokens: old critic values,
+// Forward passes (no graphs kept) over the training batch in micro-batches capped in tokens: old critic values,
 // frozen-reference and proximal log-probs (no graphs kept).
 import type { Engine, Target } from '../engine/types.ts';
 import type { CreditLevel, TrainAction } from './types.ts';
@@ -15,7 +15,7 @@ export function criticRequest(a: TrainAction, level: CreditLevel): { tokens: num
 }
 
 /** Runs `target` over the actions, micro-batch by micro-batch, handing each output back. */
-export async function scoreActions(
+export async function forwardActions(
   engine: Engine,
   target: Target,
   actions: TrainAction[],
@@ -36,7 +36,7 @@ export async function scoreActions(
 /** Old values of every action from its critic. */
 export async function fillValues(engine: Engine, actions: TrainAction[], level: CreditLevel, capTokens: number): Promise<void> {
   for (const [critic, group] of groupBy(actions, (a) => a.critic!)) {
-    await scoreActions(engine, { kind: 'critic', name: critic }, group, (a) => criticRequest(a, level), capTokens, 1, (a, _lp, values) => {
+    await forwardActions(engine, { kind: 'critic', name: critic }, group, (a) => criticRequest(a, level), capTokens, 1, (a, _lp, values) => {
       if (!values) throw new Error(`critic '${critic}' returned no values`);
       a.values_K = values;
     });

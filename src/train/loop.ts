@@ -35,7 +35,7 @@ import { flatGroups } from './credit/flat-groups.ts';
 import { monteCarloReturns } from './credit/monte-carlo-returns.ts';
 import { responseGroupKey } from './credit/group-relative.ts';
 import { evaluatePolicies } from './evaluate.ts';
-import { fillValues, scoreActions } from './forward-passes.ts';
+import { fillValues, forwardActions } from './forward-passes.ts';
 import { learningRate } from './schedules.ts';
 import type { RolloutRequest, Task } from './task.ts';
 import type { AlgorithmPlan, RunContext, TrainAction } from './types.ts';
@@ -220,7 +220,7 @@ async function trainStep(run: RunContext, step: number, state: TrainerState): Pr
     }
     if (plan.whitenAdvantages) normaliseAdvantages(updated);
     if (plan.kl && config.actor.klCoef > 0) {
-      await scoreActions(engine, { kind: 'base' }, updated, (a) => ({ tokens: a.tokens, scoreFrom: a.scoreFrom }), train.microBatchTokens, rollout.temperature > 0 ? rollout.temperature : 1, (a, lp) => (a.ref_K = lp));
+      await forwardActions(engine, { kind: 'base' }, updated, (a) => ({ tokens: a.tokens, scoreFrom: a.scoreFrom }), train.microBatchTokens, rollout.temperature > 0 ? rollout.temperature : 1, (a, lp) => (a.ref_K = lp));
     }
     const passes = updatePasses(updated, plan, config, deriveSeed(seed, 3), deriveSeed(seed, 7), episodes.length);
     actorStats = await actorUpdate(engine, updated, plan, config, actorLr, passes);

@@ -11,7 +11,7 @@ import { actionLogprob, spreadActionGrad } from '../losses/action-normalisation.
 import { KL_ESTIMATORS } from '../losses/k3-kl.ts';
 import { objectiveOf } from '../losses/policy-objectives.ts';
 import { deriveSeed } from '../../core/rng.ts';
-import { scoreActions } from '../forward-passes.ts';
+import { forwardActions } from '../forward-passes.ts';
 import { episodeMinibatches, groupBy, microBatches, minibatches } from '../../core/batching.ts';
 import type { AlgorithmPlan, TrainAction } from '../types.ts';
 import { unitWeights } from '../losses/aggregation.ts';
@@ -56,7 +56,7 @@ export async function actorUpdate(engine: Engine, actions: TrainAction[], plan: 
   const separateProximal = objective.needsProximal(samplerSeparate) && actor.recomputeLogprobs && passes > 1;
   if (separateProximal) {
     for (const [policy, group] of groupBy(actions, (a) => a.policy!)) {
-      await scoreActions(engine, { kind: 'adapter', name: policy }, group, sequence, train.microBatchTokens, temperature, (a, lp) => (a.proximal_K = lp));
+      await forwardActions(engine, { kind: 'adapter', name: policy }, group, sequence, train.microBatchTokens, temperature, (a, lp) => (a.proximal_K = lp));
     }
   }
   const totals = { policyLoss: 0, kl: 0, clip: 0, iw: 0, capped: 0, gradNorm: 0, units: 0, steps: 0 };
