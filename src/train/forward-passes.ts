@@ -1,4 +1,4 @@
-// Forward passes (no graphs kept) over the training batch in micro-batches capped in tokens: old critic values,
+// Forward passes over the training batch in micro-batches capped in tokens: old critic values,
 // frozen-reference and proximal log-probs (no graphs kept).
 import type { Engine, Target } from '../engine/types.ts';
 import type { CreditLevel, TrainAction } from './types.ts';
