@@ -225,3 +225,15 @@ export function evaluate(node: MathJson, env: Record<string, number>): number {
   const z = evaluateComplex(node, env);
   return z.im === 0 || Math.abs(z.im) <= 1e-12 * Math.max(1, Math.abs(z.re)) ? z.re : NaN;
 }
+
+/** The finite value of a variable-free expression (LaTeX or plain), or null when it has none. */
+export function constantValue(latex: string): number | null {
+  const e = parseExpression(latex);
+  if (!e || e.variables.length > 0) return null;
+  try {
+    const v = evaluate(e.json, {});
+    return Number.isFinite(v) ? v : null;
+  } catch {
+    return null;
+  }
+}

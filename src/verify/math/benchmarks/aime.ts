@@ -9,7 +9,7 @@
 // "1,000" -> 1000, a trailing "." dropped, only the part after the last "=" and before "\approx"
 // kept - and the expression's value (\frac{66}{2} is 33).
 // Equivalence: the reference integer against that value, |a − b| < 1e-10 (so 33.0 counts, 33.5 not).
-import { parseExpression, evaluate } from '../expression.ts';
+import { constantValue } from '../expression.ts';
 import type { BenchmarkScorer } from './types.ts';
 
 /** The contents of the last \boxed{..} / \fbox{..}, with any box inside it unwrapped; null when there is none. */
@@ -65,14 +65,7 @@ function boxValue(box: string): number | bigint | null {
   if (/^[+-]?\d+$/.test(t)) return BigInt(t);
   const s = normalizeMatharena(t);
   if (/^[+-]?\d+$/.test(s)) return BigInt(s);
-  const e = parseExpression(s);
-  if (!e || e.variables.length > 0) return null;
-  try {
-    const v = evaluate(e.json, {});
-    return Number.isFinite(v) ? v : null;
-  } catch {
-    return null;
-  }
+  return constantValue(s);
 }
 
 export const aimeScorer: BenchmarkScorer = {

@@ -13,7 +13,7 @@
 // Variables, tuples and sets are not AMC answers: they are unequal unless written identically.
 import { extractAnswer } from '../extract.ts';
 import { normalizeAnswer } from '../normalize.ts';
-import { evaluate, parseExpression } from '../expression.ts';
+import { constantValue } from '../expression.ts';
 import type { BenchmarkScorer } from './types.ts';
 
 /** The harness's parse_digits: a float after dropping commas, or "N%" as N/100; null otherwise. */
@@ -29,15 +29,9 @@ function isClose(a: number, b: number): boolean {
   return a === b || Math.abs(a - b) <= 1e-4 * Math.max(Math.abs(a), Math.abs(b));
 }
 
-function constantValue(s: string): number | null {
-  const e = parseExpression(normalizeAnswer(s).text);
-  if (!e || e.variables.length > 0) return null;
-  try {
-    const v = evaluate(e.json, {});
-    return Number.isFinite(v) ? v : null;
-  } catch {
-    return null;
-  }
+/** The value of an answer once normalised, or null when it has none. */
+function answerValue(s: string): number | null {
+  return constantValue(normalizeAnswer(s).text);
 }
 
 export const amc23Scorer: BenchmarkScorer = {
@@ -50,8 +44,8 @@ export const amc23Scorer: BenchmarkScorer = {
     const r = parseDigits(reference);
     const a = parseDigits(answer);
     if (r !== null && a !== null) return [r / 100, r, r * 100].some((x) => isClose(a, x));
-    const rv = r ?? constantValue(reference);
-    const av = a ?? constantValue(answer);
+    const rv = r ?? answerValue(reference);
+    const av = a ?? answerValue(answer);
     return rv !== null && av !== null && isClose(rv, av);
   },
 };
