@@ -4,7 +4,7 @@
 //   - the MAS-OPD paper's shared settings (App. D.6) for every <algorithm>-mas-opd.yaml, the MAS-OPD
 //     preset itself and the prompt-only rows' decoding;
 //   - each authors' preset its authors' defaults (DeepSeekMath for GRPO, Gen-Verse/CURE for CURE,
-//     PettingLLMs for AT-GRPO).
+//     PettingLLMs for AT-GRPO, OpenMLRL/CoMLRL for MAGRPO).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
@@ -18,7 +18,7 @@ const examples = new URL('../../examples/', import.meta.url).pathname;
 
 test('every preset validates, is named <algorithm>-<source>.yaml, and its plan fits a two-agent task', async () => {
   const files = readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort();
-  assert.deepEqual(files, ['at-grpo-authors.yaml', 'at-grpo-mas-opd.yaml', 'cure-authors.yaml', 'cure-mas-opd.yaml', 'grpo-authors.yaml', 'grpo-mas-opd.yaml', 'magrpo-mas-opd.yaml', 'marft-mas-opd.yaml']);
+  assert.deepEqual(files, ['at-grpo-authors.yaml', 'at-grpo-mas-opd.yaml', 'cure-authors.yaml', 'cure-mas-opd.yaml', 'grpo-authors.yaml', 'grpo-mas-opd.yaml', 'magrpo-authors.yaml', 'magrpo-mas-opd.yaml', 'marft-mas-opd.yaml']);
   for (const f of files) {
     const config = await loadConfig(join(dir, f));
     // marft-mas-opd.yaml names the family (its algorithm is marft-action).
@@ -99,7 +99,7 @@ test('the MAS-OPD-setting presets’ own choices: MAS+GRPO per role over every t
   assert.deepEqual([cure.actor.klCoef, cure.actor.klEstimator, cure.actor.optim.lr], [0.01, 'k3', 1e-6]);
 });
 
-test('the authors’ presets: GRPO DeepSeekMath’s, CURE Gen-Verse/CURE’s defaults, AT-GRPO PettingLLMs’', async () => {
+test('the authors’ presets: GRPO DeepSeekMath’s, CURE Gen-Verse/CURE’s defaults, AT-GRPO PettingLLMs’, MAGRPO CoMLRL’s', async () => {
   const grpo = await loadConfig(join(dir, 'grpo-authors.yaml'));
   assert.deepEqual([grpo.actor.optim.lr, grpo.actor.klCoef, grpo.rollout.rolloutsPerPrompt, grpo.rollout.batchSize * grpo.rollout.rolloutsPerPrompt, grpo.actor.epochs, grpo.actor.clipLow], [1e-6, 0.04, 64, 1024, 1, 0.2]);
   // CURE: 16 programs and 16 tests per problem, 120 steps, lr 1e-6, k3 KL 0.01, clip 0.2, sampling at 1.0 with top-p 0.95.
@@ -119,6 +119,12 @@ test('the authors’ presets: GRPO DeepSeekMath’s, CURE Gen-Verse/CURE’s def
   );
   const atPlan = ALGORITHM_REGISTRY['at-grpo'].plan(['reasoner', 'tool_user'], at);
   assert.deepEqual([atPlan.dualClip, atPlan.kl, atPlan.groupDeviation], [3, false, 'unbiased']);
+  // MAGRPO: K 4, lr 5e-6, temperature 0.6, top-p 0.6, top-k 50, 256 tokens, 2 turns, γ 0.9, every joint sample expanded.
+  const magrpo = await loadConfig(join(dir, 'magrpo-authors.yaml'));
+  assert.deepEqual(
+    [magrpo.rollout.rolloutsPerPrompt, magrpo.actor.optim.lr, magrpo.rollout.temperature, magrpo.rollout.topP, magrpo.rollout.topK, magrpo.rollout.maxNewTokens, magrpo.task.options.horizon, magrpo.advantage.gamma, magrpo.rollout.jointTree],
+    [4, 5e-6, 0.6, 0.6, 50, 256, 2, 0.9, 'all'],
+  );
 });
 
 test('the MARFT preset of the MAS-OPD setting: independent role policies, frozen base + MLP(64) critic, the paper’s PPO settings', async () => {
