@@ -7,6 +7,7 @@ import { estimatorName, estimatorOf } from '../train/credit/index.ts';
 import { objectiveOf } from '../train/losses/policy-objectives.ts';
 import type { Task } from '../train/task.ts';
 import type { AlgorithmPlan } from '../train/types.ts';
+import { distillationOf } from '../opd/distillable-task.ts';
 import { ALGORITHM_REGISTRY } from './index.ts';
 
 export function planFor(config: MarftConfig, task: Task): AlgorithmPlan {
@@ -17,6 +18,11 @@ export function planFor(config: MarftConfig, task: Task): AlgorithmPlan {
   }
   if (plan.rewards && !(task.rewardSchemes ?? []).includes(plan.rewards)) {
     throw new ConfigError(`algorithm: ${config.algorithm} needs the task to compute ${plan.rewards} rewards, which this task does not offer (the workflow task does with workflow: coder-tester on a code dataset)`);
+  }
+  // CURE's Coder and Tester act once, from the problem alone: refused here rather than after a whole rollout.
+  const horizon = distillationOf(task)?.workflow.horizon;
+  if (plan.rewards === 'cure' && horizon !== undefined && horizon !== 1) {
+    throw new ConfigError(`task.options.horizon: algorithm ${config.algorithm} has the Coder and the Tester act once, from the problem alone; set task.options.horizon: 1 (got ${horizon})`);
   }
   if (plan.sampling === 'tree' && config.rollout.rolloutsPerPrompt < 2) {
     throw new ConfigError(`rollout.rolloutsPerPrompt: ${config.algorithm} draws that many candidate actions per agent per turn and compares them with each other; it needs at least 2, got ${config.rollout.rolloutsPerPrompt}`);
@@ -65,4 +71,6 @@ export function checkPlan(plan: AlgorithmPlan, name: string): void {
   if (!estimator.levels.includes(plan.level)) throw new Error(`algorithm '${name}': estimator '${estimatorName(plan.advantage)}' does not fill ${plan.level}-level units`);
   objectiveOf(plan.policyLoss);
   if ((plan.aggregation ?? 'unit-mean') !== 'unit-mean' && plan.level !== 'token') throw new Error(`algorithm '${name}': aggregation ${plan.aggregation} averages over tokens, but the plan's units are ${plan.level}s`);
+  // The loop finds flat groups by the role-turn key (src/train/loop.ts); a plan grouping otherwise would drop the wrong ones.
+  if (plan.dropFlatGroups && (plan.groupKey ?? 'role-turn') !== 'role-turn') throw new Error(`algorithm '${name}': dropFlatGroups finds groups by (problem, agent, turn), but the plan groups by ${plan.groupKey}`);
 }

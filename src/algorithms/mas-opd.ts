@@ -6,8 +6,12 @@
 //   credit     the teacher-scored estimator (src/opd/teacher-estimator.ts): A = A_OPD + λ·A_role per
 //              token, PAC verdicts in the teacher's context
 //   loss       −sg(A)·log π per token, importance-weighted by min(π/μ, actor.behaviourCap) on the
-//              minibatches after the first (on the first the ratio is 1), weighed per Eq. 13 with the
-//              turns of a role pooled over the minibatch (role-turn-token-mean)
+//              minibatches after the first (on the first the ratio is 1; the paper names no
+//              correction, and the cap keeps the ratio bounded), weighed per Eq. 13: the mean over a
+//              response's tokens, over the role's turns within each trajectory, over the
+//              trajectories where the role acted, over roles (role-trajectory-turn-token-mean), or
+//              with opd.turnWeighting: pooled the role's turns pooled over the minibatch
+//              (role-turn-token-mean)
 //   update     one synchronous update of every role's adapter per minibatch of opd.minibatchSize
 //              episodes; one adapter per role (agents of one role share it), no critic, no KL
 import { ConfigError } from '../config/schema-dsl.ts';
@@ -50,7 +54,7 @@ export const masOpd: Algorithm = {
       criticInput: 'own',
       advantage: teacherScoredEstimator(() => (source ? { tokenizer: source.tokenizer, conditions: conditionTable(), attribute: source.attribute, settings } : null)),
       policyLoss: 'importance-weighted-pg',
-      aggregation: 'role-turn-token-mean',
+      aggregation: config.opd.turnWeighting === 'pooled' ? 'role-turn-token-mean' : 'role-trajectory-turn-token-mean',
       split: { by: 'episodes', size: config.opd.minibatchSize },
       scaleRewards: false,
       whitenAdvantages: false,

@@ -23,8 +23,25 @@ export const GROUP_SCALES = ['std', 'none'] as const;
 export type GroupScale = (typeof GROUP_SCALES)[number];
 
 /**
- * `opd.roleLine`: which part of a student's first system message MAS-OPD's teacher context replaces
- * with the role condition (src/opd/teacher-context.ts): its first sentence, its first line, or all of it.
+ * `advantage.groupBy` (grpo): a response is compared with the same role's responses to the same
+ * problem over every turn (role: MAS+GRPO as the MAS-OPD paper defines it), or only with those of the
+ * same turn (role-turn: AT-GRPO's turn-wise grouping).
  */
-export const ROLE_LINE_RULES = ['first-sentence', 'first-line', 'system-message'] as const;
+export const GROUP_KEYS = ['role', 'role-turn'] as const;
+export type GroupKey = (typeof GROUP_KEYS)[number];
+
+/**
+ * `opd.turnWeighting`: how MAS-OPD's Eq. 13 weighs a role's turns: the mean over its turns within each
+ * trajectory, then over trajectories (trajectory), or one mean over the role's turns of the whole
+ * minibatch (pooled: a trajectory with more turns weighs more).
+ */
+export const TURN_WEIGHTINGS = ['trajectory', 'pooled'] as const;
+export type TurnWeighting = (typeof TURN_WEIGHTINGS)[number];
+
+/**
+ * `opd.roleLine`: which part of a student's first system message MAS-OPD's teacher context replaces
+ * with the role condition (src/opd/teacher-context.ts): its leading sentences that name a role (the
+ * role and its collaborator), its first sentence, its first line, or all of it.
+ */
+export const ROLE_LINE_RULES = ['role-sentences', 'first-sentence', 'first-line', 'system-message'] as const;
 export type RoleLineRule = (typeof ROLE_LINE_RULES)[number];

@@ -1,7 +1,7 @@
 // The training configuration: every setting of spec section 4 is a key, with the App. B defaults.
 // docs/config.md is generated from this file (src/config/docs.ts); test/config checks it is current.
 import { ALL_LINEAR_MODULES, ENGINE_KINDS, SERVED_ENGINE_KINDS } from '../engine/types.ts';
-import { ACTION_NORMALISATIONS, ALGORITHMS, GROUP_SCALES, ROLE_LINE_RULES, SCHEDULE_KINDS, VALUE_LOSS_KINDS } from './choices.ts';
+import { ACTION_NORMALISATIONS, ALGORITHMS, GROUP_KEYS, GROUP_SCALES, ROLE_LINE_RULES, SCHEDULE_KINDS, TURN_WEIGHTINGS, VALUE_LOSS_KINDS } from './choices.ts';
 import { bool, int, num, numbers, obj, oneOf, record, someOf, str, type Bound, type Infer } from './schema-dsl.ts';
 
 /** Episodes of one step (or of one evaluation seed), which are held in memory together. */
@@ -84,10 +84,11 @@ export const configSchema = obj('a MARFT training run', {
   opd: obj('mas-opd only: the method’s settings (the rest come from policy, actor.optim, rollout and train; docs/mas-opd.md)', {
     lambda: num('λ of RAS: A = A_OPD + λ·A_role (the paper: 0.1; 0 turns RAS off and skips the contrasting teacher pass)', 0.1, { min: 0 }),
     pac: bool('PAC: verdicts of the training-time verifier on the previous turn in the teacher’s context (rules for the `reasoner-tooluser` and `coder-tester` pairs; other workflows train without them, with a notice)', true),
-    roleLine: oneOf('which part of a student’s first system message the role condition replaces in the teacher’s context', ROLE_LINE_RULES, 'first-sentence'),
+    roleLine: oneOf('which part of a student’s first system message the role condition replaces in the teacher’s context: role-sentences, its leading sentences that name a role (“You are the Reasoner. You work with a Tool-User, who …”), so that nothing of the student’s own role stays beside the condition; first-sentence, first-line, or the whole system-message', ROLE_LINE_RULES, 'role-sentences'),
     roleConditions: str('JSON file of role conditions and κ ({"conditions": {"<Role>": ["<paragraph 1>", "<paragraph 2>"]}, "contrast": {"<Role>": "<Role>"}}; roles it names replace the built-in ones; "" = the built-in table)', ''),
     contrast: record('κ overrides after the file: {"<Role>": "<contrasting role>"} (the role whose condition scores the second RAS pass)'),
     minibatchSize: int('episodes per minibatch: each step makes ceil(rollout.batchSize / minibatchSize) updates, one optimiser step per role each (the paper: 64 of 128)', 64, 1, BOUND.episodes),
+    turnWeighting: oneOf('Eq. 13’s weights of a role’s turns: trajectory, the mean over the role’s turns within each trajectory, then over the trajectories where it acted (the paper: long trajectories do not dominate); pooled, one mean over the role’s turns of the whole minibatch (a 4-turn episode weighs 4× a 1-turn one; the step before issue 19)', TURN_WEIGHTINGS, 'trajectory'),
   }, (o) => {
     // A record is free-form; κ maps role names to role names, so a wrong value is refused at load time.
     const bad = Object.entries(o.contrast).find(([, v]) => typeof v !== 'string' || v === '');
@@ -134,7 +135,8 @@ export const configSchema = obj('a MARFT training run', {
     gammaToken: num('token level only: γ_w between the tokens of one action', 1.0, { min: 0, max: 1 }),
     normaliseRewards: bool('divide the credited rewards by the running standard deviation of the credit chains’ returns over the run (never shifted, so a zero reward stays zero)', true),
     normaliseAdvantages: bool('whiten the advantages over the units being updated in the step', true),
-    dropFlatGroups: bool('at-grpo only: leave the candidates of groups whose rewards are all equal (zero range, advantage 0) out of the policy update', false),
+    dropFlatGroups: bool('at-grpo only: leave the candidates of groups whose rewards are all equal (zero range, advantage 0) out of the policy update (cure always leaves such groups out, as its authors do)', false),
+    groupBy: oneOf('grpo only: role compares a response with the same role’s responses to the same problem over every turn (MAS+GRPO as the MAS-OPD paper defines it); role-turn only with those of the same turn (AT-GRPO’s turn-wise grouping; at-grpo and cure always group so)', GROUP_KEYS, 'role'),
     groupScale: oneOf('grpo and at-grpo only: std divides r − group mean by the group’s standard deviation (GRPO); none only subtracts the mean (the “no std” variant of Dr. GRPO)', GROUP_SCALES, 'std'),
     jointActions: oneOf('magrpo only: aligned pairs the i-th samples of every agent of a problem into G joint samples (the G episodes); cross scores every combination (G^n joint samples, Task.scoreJoint, single-turn tasks that offer it) and credits each agent’s sample with the mean over its joint samples of return − the mean over all of them', ['aligned', 'cross'] as const, 'aligned'),
     baseline: oneOf('critic: GAE reads the critic’s values; batch-mean: every old value is replaced by the batch’s mean value (an ablation that keeps the budget but drops the critic’s state dependence)', ['critic', 'batch-mean'] as const, 'critic'),

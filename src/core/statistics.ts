@@ -37,10 +37,13 @@ export function normaliseBatch(x_N: ArrayLike<number>, options: { mask_N?: Array
 
 /**
  * GRPO advantages: A_i = (r_i − mean_g) / (std_g + eps) over the members of i's group g
- * (groupIds_N[i]); with scaleByStd = false, A_i = r_i − mean_g (Dr. GRPO / MAGRPO).
+ * (groupIds_N[i]); with scaleByStd = false, A_i = r_i − mean_g (Dr. GRPO / MAGRPO). std_g is the
+ * population deviation (divisor n: CURE's np.std) or, with deviation 'unbiased', the sample one
+ * (divisor n − 1: torch.std, as verl and TRL compute it; AT-GRPO's trainer); a group of one has no
+ * spread either way and gets 0.
  */
-export function groupRelativeAdvantages(rewards_N: ArrayLike<number>, groupIds_N: ArrayLike<string | number>, options: { scaleByStd?: boolean; eps?: number } = {}): Float64Array {
-  const { scaleByStd = true, eps = 1e-6 } = options;
+export function groupRelativeAdvantages(rewards_N: ArrayLike<number>, groupIds_N: ArrayLike<string | number>, options: { scaleByStd?: boolean; eps?: number; deviation?: GroupDeviation } = {}): Float64Array {
+  const { scaleByStd = true, eps = 1e-6, deviation = 'population' } = options;
   const members = new Map<string | number, number[]>();
   for (let i = 0; i < rewards_N.length; i++) {
     const g = groupIds_N[i]!;
@@ -53,11 +56,16 @@ export function groupRelativeAdvantages(rewards_N: ArrayLike<number>, groupIds_N
     // A group whose rewards are all equal carries no signal: exactly 0, not the last-bit error of
     // its floating-point mean divided by eps.
     if (idx.every((i) => rewards_N[i] === rewards_N[idx[0]!])) continue;
-    const { mean, std } = moments(idx.map((i) => rewards_N[i]!));
+    const { mean, std: population } = moments(idx.map((i) => rewards_N[i]!));
+    const n = idx.length;
+    const std = deviation === 'unbiased' ? population * Math.sqrt(n / (n - 1)) : population;
     for (const i of idx) out[i] = scaleByStd ? (rewards_N[i]! - mean) / (std + eps) : rewards_N[i]! - mean;
   }
   return out;
 }
+
+/** Which standard deviation a group is scaled by: divisor n (population) or n − 1 (unbiased). */
+export type GroupDeviation = 'population' | 'unbiased';
 
 /** 1 − Var(returns − values) / Var(returns): 1 is a perfect critic, 0 predicts the mean, < 0 worse. */
 export function explainedVariance(values_N: ArrayLike<number>, returns_N: ArrayLike<number>): number {

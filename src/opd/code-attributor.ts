@@ -7,8 +7,13 @@
 //   - the observation is the Coder's program on the Tester's case: the first disagreeing run (by
 //     coder, then tester), else the first run. Its three values are the Tester's input, what the
 //     Coder's program printed and the Tester's declared output: a golden test or an output of the
-//     reference solution never enters a verdict. No run (a program or a case missing): the
-//     observation says so.
+//     reference solution never enters a verdict. A run that did not finish (a crash, a timeout)
+//     shows its status and the program's error text in place of its (empty) output. No run (a
+//     program or a case missing): the observation says so.
+//   - not judged here (CodeEnv decides it, src/env/code-env.ts): the reference solution runs on the
+//     Tester's input as written and its output is compared line by line with the declared one, so a
+//     declared output with the right values in another layout counts as a wrong test case
+//     (docs/mas-opd.md lists it).
 import { codeAttribution, type Attribution, type CodeTurnCheck } from './pac.ts';
 import type { CodeTurnVerification } from '../env/code-env.ts';
 
@@ -20,7 +25,7 @@ export function codeTurnCheck(info: Record<string, unknown>, t: number): CodeTur
   return {
     programCorrect: v.coders.every((c) => c.hasProgram && c.goldenPassed),
     testCorrect: v.testers.every((c) => c.hasCase && c.reproduced),
-    sample: shown ? { input: shown.input, printed: shown.printed, declared: shown.declared } : null,
+    sample: shown ? { input: shown.input, printed: shown.printed, declared: shown.declared, ...(shown.status !== 'ok' ? { failure: { status: shown.status, error: shown.error ?? '' } } : {}) } : null,
   };
 }
 

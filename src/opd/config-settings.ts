@@ -17,6 +17,7 @@ export function opdSettingsOf(config: MarftConfig): OpdSettings {
     lambda: config.opd.lambda,
     pac: config.opd.pac,
     roleLine: config.opd.roleLine,
+    turnWeighting: config.opd.turnWeighting,
     steps: config.train.steps,
     batchSize: config.rollout.batchSize,
     minibatchSize: config.opd.minibatchSize,

@@ -1,13 +1,14 @@
 // PAC, privileged attribution for coordination (spec section 5; MAS-OPD paper §3.3, Eq. 11–12, 24,
 // App. F.6). After each finished turn a training-time verifier checks every artefact of the turn
 // against the training references (two independent booleans for a pair); the attribution is
-// rendered as text and enters the teacher's context only, before the next turn. A verdict reports
-// what the agents produced and which of them is at fault; it never contains a reference value.
+// rendered as text and enters the teacher's context only, before the next turn. A verdict states
+// facts only, as the paper's do (App. F.6): what the agents produced and which artefact is right or
+// wrong; it addresses no role and advises no revision, and it never contains a reference value.
 //
 // Template:
 //   Verification result for the previous turn:
 //   - Observation: <one line>
-//   - Conclusion: <OUTCOME>. <what to fix>
+//   - Conclusion: <OUTCOME>. <which artefacts are right and which wrong>
 // With more than two agents the rules give one line per agent in place of the pair's observation.
 
 export const PAC_HEADER = 'Verification result for the previous turn:';
@@ -23,29 +24,29 @@ export interface Attribution {
   /** The observation line(s), without the leading "- Observation: ". */
   observations: string[];
   conclusion: PacConclusion;
-  /** One sentence saying what to fix. */
-  advice: string;
+  /** One sentence stating which artefacts are right and which wrong (a fact, no advice). */
+  finding: string;
 }
 
 export function renderVerdict(a: Attribution): string {
   const lines = [PAC_HEADER];
   for (const o of a.observations) lines.push(`- Observation: ${o}`);
-  lines.push(`- Conclusion: ${a.conclusion}. ${a.advice}`);
+  lines.push(`- Conclusion: ${a.conclusion}. ${a.finding}`);
   return lines.join('\n');
 }
 
-const MATH_ADVICE: Record<MathConclusion, string> = {
-  DERIVATION_INCONSISTENT: 'The derivation is wrong and the computation is right; the Reasoner should revise its derivation.',
-  COMPUTATION_INCONSISTENT: 'The computation is wrong and the derivation is right; the Tool-User should revise its program.',
-  BOTH_INCONSISTENT: 'Both the derivation and the computation are wrong; both should be revised.',
-  BOTH_CONSISTENT: 'Both the derivation and the computation are right; only the interface or the answer format can be at fault.',
+const MATH_FINDINGS: Record<MathConclusion, string> = {
+  DERIVATION_INCONSISTENT: 'The derivation is wrong and the computation is right.',
+  COMPUTATION_INCONSISTENT: 'The computation is wrong and the derivation is right.',
+  BOTH_INCONSISTENT: 'Both the derivation and the computation are wrong.',
+  BOTH_CONSISTENT: 'Both the derivation and the computation are right.',
 };
 
-const CODE_ADVICE: Record<CodeConclusion, string> = {
-  PROGRAM_INCONSISTENT: 'The program is wrong and the test case is right; the Coder should revise its program.',
-  TEST_INCONSISTENT: 'The test case is wrong and the program is right; the Tester should revise its test case.',
-  BOTH_INCONSISTENT: 'Both the program and the test case are wrong; both should be revised.',
-  BOTH_CONSISTENT: 'Both the program and the test case are right; only the interface or the output format can be at fault.',
+const CODE_FINDINGS: Record<CodeConclusion, string> = {
+  PROGRAM_INCONSISTENT: 'The program is wrong and the test case is right.',
+  TEST_INCONSISTENT: 'The test case is wrong and the program is right.',
+  BOTH_INCONSISTENT: 'Both the program and the test case are wrong.',
+  BOTH_CONSISTENT: 'Both the program and the test case are right.',
 };
 
 function outcome<C extends PacConclusion>(firstOk: boolean, secondOk: boolean, names: [C, C, C, C]): C {
@@ -94,7 +95,7 @@ export function mathAttribution(answers: readonly MathTurnAnswer[], roles = { de
             ? `${a.agent} (${a.role}): the program printed ${reported(a, 'program')}, ${a.correct ? 'consistent' : 'inconsistent'} with the problem.`
             : `${a.agent} (${a.role}): the derivation reported ${reported(a, 'derivation')}, ${a.correct ? 'consistent' : 'inconsistent'} with the problem.`,
         );
-  return { observations, conclusion, advice: MATH_ADVICE[conclusion] };
+  return { observations, conclusion, finding: MATH_FINDINGS[conclusion] };
 }
 
 /** What the code rules read from one turn of a Coder–Tester pair. */
@@ -103,8 +104,12 @@ export interface CodeTurnCheck {
   programCorrect: boolean;
   /** The reference solution reproduces the Tester's declared output on its declared input. */
   testCorrect: boolean;
-  /** The Coder's program on the Tester's case (the first failing sample when one fails), when both exist. */
-  sample: { input: string; printed: string; declared: string } | null;
+  /**
+   * The Coder's program on the Tester's case (the first failing sample when one fails), when both
+   * exist; `failure` when the run did not finish normally: its status and error text (what the
+   * program said, in place of its empty output).
+   */
+  sample: { input: string; printed: string; declared: string; failure?: { status: string; error: string } } | null;
 }
 
 const clipped = (s: string, max = 200): string => {
@@ -112,13 +117,22 @@ const clipped = (s: string, max = 200): string => {
   return JSON.stringify(t.length <= max ? t : `${t.slice(0, max)}...`);
 };
 
-/** Code rules: "On test input {x}, the program printed {y}, while the declared expected output was {z}." */
+/** The last non-empty line of an error text: a Python traceback's exception ("ZeroDivisionError: division by zero"). */
+const lastLine = (text: string): string => text.split('\n').map((l) => l.trim()).filter((l) => l !== '').at(-1) ?? '';
+
+/**
+ * Code rules: "On test input {x}, the program printed {y}, while the declared expected output was
+ * {z}."; a run that failed shows its error (the last line of its error text) in place of the output:
+ * "On test input {x}, the program failed (runtime_error: {error}), while …".
+ */
 export function codeAttribution(check: CodeTurnCheck): Attribution {
   const conclusion = outcome(check.programCorrect, check.testCorrect, ['PROGRAM_INCONSISTENT', 'TEST_INCONSISTENT', 'BOTH_INCONSISTENT', 'BOTH_CONSISTENT'] as [CodeConclusion, CodeConclusion, CodeConclusion, CodeConclusion]);
-  const observation = check.sample
-    ? `On test input ${clipped(check.sample.input)}, the program printed ${clipped(check.sample.printed)}, while the declared expected output was ${clipped(check.sample.declared)}.`
+  const s = check.sample;
+  const result = s?.failure ? `failed (${s.failure.status}: ${clipped(lastLine(s.failure.error))})` : `printed ${clipped(s?.printed ?? '')}`;
+  const observation = s
+    ? `On test input ${clipped(s.input)}, the program ${result}, while the declared expected output was ${clipped(s.declared)}.`
     : 'The program could not be run on a test case: the program or the test case is missing.';
-  return { observations: [observation], conclusion, advice: CODE_ADVICE[conclusion] };
+  return { observations: [observation], conclusion, finding: CODE_FINDINGS[conclusion] };
 }
 
 /**

@@ -2,6 +2,7 @@
 // Adam lr 1e-6, weight decay 0.01, clip-norm 1.0, batch 128 episodes split into minibatches of 64,
 // 150 steps, training sampling at temperature 1.0 with top-p 1 and top-k off.
 import type { OptimParams } from '../engine/types.ts';
+import type { TurnWeighting } from '../config/choices.ts';
 import type { RoleLineRule } from './teacher-context.ts';
 
 export interface OpdSettings {
@@ -10,6 +11,8 @@ export interface OpdSettings {
   /** PAC verdicts in the teacher's context (false: the teacher sees u ⊕ r_i only). */
   pac: boolean;
   roleLine: RoleLineRule;
+  /** Eq. 13's weights of a role's turns: per trajectory, then over trajectories (the paper), or pooled over the minibatch. */
+  turnWeighting: TurnWeighting;
   steps: number;
   /** Episodes (problems) per step. */
   batchSize: number;
@@ -28,7 +31,8 @@ export interface OpdSettings {
 export const PAPER_OPD_SETTINGS: OpdSettings = {
   lambda: 0.1,
   pac: true,
-  roleLine: 'first-sentence',
+  roleLine: 'role-sentences',
+  turnWeighting: 'trajectory',
   steps: 150,
   batchSize: 128,
   minibatchSize: 64,

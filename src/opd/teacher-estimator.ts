@@ -58,8 +58,10 @@ export function teacherInputs(
   conditions: RoleConditionTable,
   settings: Pick<OpdSettings, 'lambda' | 'roleLine'>,
 ): { own: ChatMessage[]; contrast: ChatMessage[] | null } {
-  const own = teacherMessages(studentMessages, conditionText(conditions, role), verdict, settings.roleLine);
-  const contrast = settings.lambda !== 0 ? teacherMessages(studentMessages, conditionText(conditions, contrastRole(conditions, role)), verdict, settings.roleLine) : null;
+  // role-sentences looks for every role the table knows (a user's table may add roles).
+  const names = Object.keys(conditions.conditions);
+  const own = teacherMessages(studentMessages, conditionText(conditions, role), verdict, settings.roleLine, names);
+  const contrast = settings.lambda !== 0 ? teacherMessages(studentMessages, conditionText(conditions, contrastRole(conditions, role)), verdict, settings.roleLine, names) : null;
   return { own, contrast };
 }
 

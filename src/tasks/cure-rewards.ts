@@ -3,8 +3,11 @@
 // and the unit tests of the rolloutsPerPrompt episodes of one problem (its EpisodeGroup) are run
 // against each other in the sandbox, the programs are judged on the golden tests, and every action's
 // reward is replaced by CURE's (src/env/cure-rewards.ts): the program's golden pass rate, the test's
-// CURE reward. The group-relative estimator then standardises the Coders' and the Testers' rewards
-// within their own groups (its key separates agents).
+// CURE reward (0 for every test of a problem that no program solves: not scored, so the Testers'
+// group is flat and left out of the update). The group-relative estimator then standardises the
+// Coders' and the Testers' rewards within their own groups (its key separates agents). The
+// horizon is checked before any rollout (src/algorithms/check.ts); the check below guards callers
+// that bypass it.
 import { cureGroupRewards } from '../env/cure-rewards.ts';
 import type { ProgramRunner } from '../env/program-runner.ts';
 import type { CodeProblem } from '../env/datasets/types.ts';
@@ -40,7 +43,7 @@ export async function applyCureRewards(episodes: Episode[], ctx: CureContext): P
     const r = await cureGroupRewards({ programs: coders.map((a) => a.text), goldenPassRates, tests: testers.map((a) => a.text) }, ctx.run, ctx.timeoutMs);
     coders.forEach((a, l) => (a.reward = a.localReward = r.programs[l]!));
     testers.forEach((a, k) => (a.reward = a.localReward = r.tests[k]!));
-    for (const ep of members) ep.info.cure = { passes: r.passes, programRewards: r.programs, testRewards: r.tests };
+    for (const ep of members) ep.info.cure = { passes: r.passes, programRewards: r.programs, testRewards: r.tests, testsScored: r.testsScored };
   }));
   return episodes;
 }

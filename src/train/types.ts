@@ -119,6 +119,8 @@ export interface PolicyObjectiveInput {
   advantages_N: ArrayLike<number>;
   weights_N: ArrayLike<number>;
   actor: MarftConfig['actor'];
+  /** The plan's dual clip (PPO-clip only; AlgorithmPlan.dualClip); absent: off. */
+  dualClip?: number;
 }
 
 export interface PolicyObjectiveOutput {
@@ -145,13 +147,17 @@ export interface PolicyObjective {
 }
 
 /**
- * How an adapter's loss averages over the units of a minibatch:
- *   unit-mean             the mean over the adapter's own units in the minibatch (its actions at the
- *                         action level, its tokens at the token level): the RL algorithms'
- *   role-turn-token-mean  MAS-OPD's Eq. 13 as the step pooled it: the mean over each response's tokens,
- *                         then over the minibatch's responses of each role, then over its roles
+ * How an adapter's loss averages over the units of a minibatch (./losses/aggregation.ts):
+ *   unit-mean                        the mean over the adapter's own units in the minibatch (its
+ *                                    actions at the action level, its tokens at the token level):
+ *                                    the RL algorithms'
+ *   role-trajectory-turn-token-mean  MAS-OPD's Eq. 13: the mean over each response's tokens, then
+ *                                    over the role's turns within each trajectory, then over the
+ *                                    trajectories where the role acted, then over roles
+ *   role-turn-token-mean             Eq. 13 with the turns of a role pooled across the minibatch's
+ *                                    trajectories (opd.turnWeighting: pooled; the earlier step's)
  */
-export type Aggregation = 'unit-mean' | 'role-turn-token-mean';
+export type Aggregation = 'unit-mean' | 'role-trajectory-turn-token-mean' | 'role-turn-token-mean';
 
 /**
  * How a step's batch splits into minibatches for the policy update:
@@ -208,8 +214,25 @@ export interface AlgorithmPlan {
   whitenAdvantages: boolean;
   /** Add the KL penalty against the frozen base when actor.klCoef > 0 (false: never, whatever klCoef says). */
   kl: boolean;
-  /** Leave the actions of groups whose rewards are all equal (advantage 0) out of the policy update (AT-GRPO's filter). */
+  /**
+   * Leave the actions of groups whose rewards are all equal (advantage 0) out of the policy update
+   * (AT-GRPO's optional filter; CURE always). The loop finds the groups by the role-turn key, so a
+   * plan that drops them must group by role-turn (checked by src/algorithms/check.ts).
+   */
   dropFlatGroups?: boolean;
+  /**
+   * What the group-relative estimators compare a response with (./credit/group-relative.ts):
+   * role: the same role's responses to the same problem, every turn together (MAS+GRPO);
+   * role-turn (default): only those of the same turn (AT-GRPO's (problem, turn, agent)).
+   */
+  groupKey?: 'role' | 'role-turn';
+  /** The group standard deviation of the group-relative estimator: population (default) or unbiased (n − 1: AT-GRPO's). */
+  groupDeviation?: 'population' | 'unbiased';
+  /**
+   * PPO's dual clip c (Ye et al. 2020, as verl applies it): for a negative advantage the unit's loss
+   * is capped at −c·A, so a large ratio on a bad action cannot grow it without bound; absent: off.
+   */
+  dualClip?: number;
   /**
    * MAGRPO's tree of joint samples (src/workflow/joint-tree-sampling.ts) with group sampling: the
    * next turn grows from every joint sample of a node (all) or the best (best); asked of a task

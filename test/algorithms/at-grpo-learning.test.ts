@@ -93,6 +93,8 @@ test('AT-GRPO through the trainer: the candidates’ mean reward rises over a fe
   for (const m of metrics) {
     assert.ok(Number.isFinite(Number(m.policy_loss)) && Number.isFinite(reward(m)), JSON.stringify(m));
     assert.ok(typeof m.flat_group_fraction === 'number' && m.flat_group_fraction >= 0 && m.flat_group_fraction <= 1);
+    // No KL term: AT-GRPO's trainer has none, so actor.klCoef (0.01 here) is not read.
+    assert.equal(m.kl, 0);
   }
   console.log(`AT-GRPO mean candidate reward, first 3 steps ${first.map((x) => x.toFixed(3))}, last 3 ${last.map((x) => x.toFixed(3))}`);
   assert.ok(mean(last) > mean(first) + 0.1, `first ${mean(first)}, last ${mean(last)}`);

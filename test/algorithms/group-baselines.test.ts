@@ -64,6 +64,9 @@ test('the configuration offers exactly the registered algorithms, and every plan
   assert.throws(() => checkPlan({ ...grpo, critics: { a: 'critic' } }, 'grpo'), /reads no critic, but the plan creates one/);
   assert.throws(() => checkPlan({ ...grpo, sampling: 'independent' }, 'grpo'), /compares episode groups/);
   assert.throws(() => checkPlan({ ...grpo, advantage: 'gae-action' }, 'grpo'), /needs critic, but the plan has none/);
+  // The loop finds flat groups by (problem, agent, turn): a plan grouping by role alone cannot drop them.
+  assert.equal(grpo.groupKey, 'role');
+  assert.throws(() => checkPlan({ ...grpo, dropFlatGroups: true }, 'grpo'), /dropFlatGroups finds groups by \(problem, agent, turn\), but the plan groups by role/);
 });
 
 test('a group algorithm with one episode per problem is refused in one line naming the key', () => {

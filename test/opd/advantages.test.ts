@@ -1,7 +1,10 @@
 // The three per-token advantages of MAS-OPD on a hand-computed case, and the Eq. 13 objective's
-// averaging order (tokens, then a role's turns, then roles) and its off-policy form.
+// averaging order (tokens, then a role's turns within each trajectory, then the trajectories, then
+// roles; or with the turns pooled over the minibatch) and its off-policy form.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { ALGORITHM_REGISTRY } from '../../src/algorithms/index.ts';
+import { parseConfig } from '../../src/config/load.ts';
 import { opdAdvantages } from '../../src/opd/advantages.ts';
 import { unitWeights } from '../../src/train/losses/aggregation.ts';
 import { importanceWeightedPgLoss } from '../../src/train/losses/importance-weighted-pg.ts';
@@ -75,4 +78,30 @@ test('objective, later minibatches: the gradient is −w·A·π_θ/π_behaviour'
   assert.ok(Math.abs(r.meanImportanceWeight - 1.5) < 1e-12);
   // On the first pass (the policy that sampled) every ratio is 1 whatever the recomputed log-probs say.
   close(objective([{ role: 'R', advantages: [1, -3], logprobs: lp, behaviour }], true).dLogprobs[0]!, [-0.5 * 1, -0.5 * -3], 1e-12);
+});
+
+test('Eq. 13 per trajectory (the default): a role’s 4-turn and 1-turn trajectories weigh ½ each; pooled, ⅘ and ⅕', () => {
+  // Role R acts 4 times in episode 0 (turns of 1, 2, 1, 1 tokens) and once in episode 1 (3 tokens);
+  // role S once in each episode (2 tokens). R = 2 roles.
+  const unit = (role: string, length: number, episode: number) => ({ role, length, episode }) as unknown as TrainAction;
+  const units = [unit('R', 1, 0), unit('R', 2, 0), unit('R', 1, 0), unit('R', 1, 0), unit('S', 2, 0), unit('R', 3, 1), unit('S', 2, 1)];
+  const perTrajectory = unitWeights(units, units, 'token', 'role-trajectory-turn-token-mean');
+  // w = 1/(R · |E_r| · N_{r,e} · L): R's turns of episode 0: 1/(2·2·4·L); R's turn of episode 1: 1/(2·2·1·3); S: 1/(2·2·1·2).
+  close(units.map(perTrajectory), [1 / 16, 1 / 32, 1 / 16, 1 / 16, 1 / 8, 1 / 12, 1 / 8]);
+  // The total weight of each (role, trajectory): tokens × weight, summed over its turns.
+  const total = (w: (a: TrainAction) => number, pick: (a: TrainAction) => boolean) => units.filter(pick).reduce((s, a) => s + a.length * w(a), 0);
+  const inEpisode = (role: string, e: number) => (a: TrainAction) => a.role === role && a.episode === e;
+  close([total(perTrajectory, inEpisode('R', 0)), total(perTrajectory, inEpisode('R', 1)), total(perTrajectory, inEpisode('S', 0))], [0.25, 0.25, 0.25]);
+  // Pooled (opd.turnWeighting: pooled): w = 1/(R · N_r · L) with N_R = 5 turns, so episode 0 holds 4/5
+  // of R's weight (0.8 · ½ = 0.4) and episode 1 1/5 (0.1).
+  const pooled = unitWeights(units, units, 'token', 'role-turn-token-mean');
+  close(units.map(pooled), [1 / 10, 1 / 20, 1 / 10, 1 / 10, 1 / 8, 1 / 30, 1 / 8]);
+  close([total(pooled, inEpisode('R', 0)), total(pooled, inEpisode('R', 1)), total(pooled, inEpisode('S', 0))], [0.4, 0.1, 0.25]);
+});
+
+test('mas-opd plans Eq. 13 per trajectory by default, pooled with opd.turnWeighting: pooled', () => {
+  const plan = (turnWeighting?: string) => ALGORITHM_REGISTRY['mas-opd'].plan(['a'], parseConfig({ task: { name: 'workflow' }, algorithm: 'mas-opd', ...(turnWeighting ? { opd: { turnWeighting } } : {}) }));
+  assert.equal(plan().aggregation, 'role-trajectory-turn-token-mean');
+  assert.equal(plan('pooled').aggregation, 'role-turn-token-mean');
+  assert.equal(plan().policyLoss, 'importance-weighted-pg');
 });

@@ -2,6 +2,8 @@
 // the Coder's program on the Tester's case, the golden tests and the reference solution), on an MBPP
 // problem through the workflow task's own MAS-OPD view, placed in the next turn's teacher context
 // only, and never containing a reference value (an adversarial golden output and reference output).
+// Conclusions state facts only (the paper's App. F.6; no "the Coder should revise its program"), and
+// a program that crashed on the Tester's case shows its error, not its empty output (issue 19).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CodeEnv } from '../../src/env/code-env.ts';
@@ -65,11 +67,11 @@ test('code PAC on an MBPP rollout through the sandbox: PROGRAM_INCONSISTENT, TES
     if (r.t === 1) {
       assert.ok(teacherText.endsWith(
         '- Observation: On test input "", the program printed "oops", while the declared expected output was "".\n' +
-        '- Conclusion: PROGRAM_INCONSISTENT. The program is wrong and the test case is right; the Coder should revise its program.<|end|><|assistant|>',
+        '- Conclusion: PROGRAM_INCONSISTENT. The program is wrong and the test case is right.<|end|><|assistant|>',
       ), teacherText.slice(-400));
     }
     if (r.t === 2) {
-      assert.ok(teacherText.includes('- Conclusion: TEST_INCONSISTENT. The test case is wrong and the program is right; the Tester should revise its test case.'));
+      assert.ok(teacherText.includes('- Conclusion: TEST_INCONSISTENT. The test case is wrong and the program is right.'));
       assert.ok(!teacherText.includes('PROGRAM_INCONSISTENT'), "turn 0's verdict is not carried to turn 2");
     }
   }
@@ -103,4 +105,20 @@ test('a code verdict never contains a reference value (adversarial golden output
   delete noRef.referenceSolution;
   const e2 = await play(coderTester({ horizon: 1 }), new CodeEnv(noRef, { programTimeoutMs: 10_000 }), sampler, tokenizer);
   assert.equal(codeAttributor(e2, 0), null);
+});
+
+test('a Coder program that crashes on the Tester’s case: the verdict shows its error, not an empty output', { timeout: 120_000 }, async () => {
+  const tokenizer = taskCharTokenizer();
+  const problem: CodeProblem = {
+    domain: 'code', id: 'crash', dataset: 'test',
+    statement: 'Read n and print n + 1.',
+    tests: { kind: 'stdio', tests: [{ stdin: '1\n', stdout: '2\n' }] },
+    referenceSolution: 'print(int(input()) + 1)\n',
+    meta: {},
+  };
+  const sampler = new ScriptedSampler(tokenizer, (input) => (input.meta!.agent === 'coder' ? py('n = int(input())\nprint(n / 0)') : tc('1', '2')));
+  const episode = await play(coderTester({ horizon: 2 }), new CodeEnv(problem, { programTimeoutMs: 10_000 }), sampler, tokenizer);
+  const verdict = codeAttributor(episode, 0)!;
+  assert.equal(verdict.conclusion, 'PROGRAM_INCONSISTENT');
+  assert.deepEqual(verdict.observations, ['On test input "1", the program failed (runtime_error: "ZeroDivisionError: division by zero"), while the declared expected output was "2".']);
 });

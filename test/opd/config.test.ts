@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, parseConfig } from '../../src/config/load.ts';
-import { ROLE_LINE_RULES } from '../../src/config/choices.ts';
+import { ROLE_LINE_RULES, TURN_WEIGHTINGS } from '../../src/config/choices.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { opdSettingsOf } from '../../src/opd/config-settings.ts';
 import { configuredConditions } from '../../src/opd/config-settings.ts';
@@ -27,8 +27,10 @@ test('examples/mas-opd-paper.yaml gives the paper’s settings, at the same lear
   for (const step of [0, 75, 149]) assert.equal(learningRate(config.actor.optim, step, config.train.steps), 1e-6);
   // The defaults of the opd section are the paper's too.
   const defaults = parseConfig({ task: { name: 'workflow' }, algorithm: 'mas-opd' }).opd;
-  assert.deepEqual([defaults.lambda, defaults.pac, defaults.roleLine, defaults.minibatchSize, defaults.roleConditions], [0.1, true, 'first-sentence', 64, '']);
+  // role-sentences: the role and its collaborator leave the template (issue 19); trajectory: Eq. 13's per-trajectory means.
+  assert.deepEqual([defaults.lambda, defaults.pac, defaults.roleLine, defaults.minibatchSize, defaults.roleConditions, defaults.turnWeighting], [0.1, true, 'role-sentences', 64, '', 'trajectory']);
   assert.deepEqual(configSchema.fields.opd.fields.roleLine.values, ROLE_LINE_RULES);
+  assert.deepEqual(configSchema.fields.opd.fields.turnWeighting.values, TURN_WEIGHTINGS);
 });
 
 test('opd.contrast overrides κ after the file; a value that is not a role name is refused at load time', () => {

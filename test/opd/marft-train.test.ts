@@ -38,8 +38,13 @@ before(() => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
+/**
+ * The tiny run, with Eq. 13's turns pooled over the minibatch (opd.turnWeighting: pooled): the frozen
+ * reference step in ./reference/ weighs a role's turns so, and the equality below compares that
+ * behaviour; the per-trajectory default is checked by hand in test/opd/advantages.test.ts.
+ */
 async function tinyConfig(sets: string[] = []): Promise<MarftConfig> {
-  return loadConfig(join(repo, 'examples/mas-opd-tiny.yaml'), [`teacher.path=${teacherDir}`, ...sets]);
+  return loadConfig(join(repo, 'examples/mas-opd-tiny.yaml'), [`teacher.path=${teacherDir}`, 'opd.turnWeighting=pooled', ...sets]);
 }
 
 /** A fresh run: the task, its students' model (saved to RUN/base) and the teacher. */

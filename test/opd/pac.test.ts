@@ -1,6 +1,9 @@
 // PAC: the verdict templates as golden strings, the four outcomes of each domain, verdicts built
 // from a real Reasoner–Tool-User rollout (MathEnv with a scripted program runner), placed in the
-// teacher's context of the next turn only, and never containing a reference value.
+// teacher's context of the next turn only, and never containing a reference value. The conclusions
+// state facts only, as the paper's verdicts do (App. F.6): which artefact is right and which wrong,
+// no role addressed and no revision advised (the earlier texts added "the Reasoner should revise
+// its derivation" and the like, issue 19).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MathEnv } from '../../src/env/math-env.ts';
@@ -27,7 +30,7 @@ test('maths verdict: header, observation and conclusion lines', () => {
     v,
     'Verification result for the previous turn:\n' +
       '- Observation: The derivation reported 14 and the program printed 11.\n' +
-      '- Conclusion: DERIVATION_INCONSISTENT. The derivation is wrong and the computation is right; the Reasoner should revise its derivation.',
+      '- Conclusion: DERIVATION_INCONSISTENT. The derivation is wrong and the computation is right.',
   );
   const outcome = (r: boolean, t: boolean) =>
     mathAttribution([
@@ -38,6 +41,11 @@ test('maths verdict: header, observation and conclusion lines', () => {
   assert.equal(outcome(false, false).conclusion, 'BOTH_INCONSISTENT');
   assert.equal(outcome(true, true).conclusion, 'BOTH_CONSISTENT');
   assert.equal(outcome(true, false).observations[0], 'The derivation reported 1 and the program printed nothing (the program failed: runtime_error).');
+  assert.deepEqual([outcome(true, false), outcome(false, false), outcome(true, true)].map((a) => a.finding), [
+    'The computation is wrong and the derivation is right.',
+    'Both the derivation and the computation are wrong.',
+    'Both the derivation and the computation are right.',
+  ]);
 });
 
 test('maths verdict with more than two agents: one line per agent by rules', () => {
@@ -62,11 +70,25 @@ test('code verdict: the first failing sample and the four outcomes', () => {
     renderVerdict(codeAttribution({ programCorrect: false, testCorrect: true, sample })),
     'Verification result for the previous turn:\n' +
       '- Observation: On test input "3 4", the program printed "8", while the declared expected output was "7".\n' +
-      '- Conclusion: PROGRAM_INCONSISTENT. The program is wrong and the test case is right; the Coder should revise its program.',
+      '- Conclusion: PROGRAM_INCONSISTENT. The program is wrong and the test case is right.',
   );
-  assert.equal(codeAttribution({ programCorrect: true, testCorrect: false, sample }).conclusion, 'TEST_INCONSISTENT');
+  assert.deepEqual([[true, false], [false, false], [true, true]].map(([p, t]) => { const a = codeAttribution({ programCorrect: p!, testCorrect: t!, sample }); return `${a.conclusion}. ${a.finding}`; }), [
+    'TEST_INCONSISTENT. The test case is wrong and the program is right.',
+    'BOTH_INCONSISTENT. Both the program and the test case are wrong.',
+    'BOTH_CONSISTENT. Both the program and the test case are right.',
+  ]);
   assert.equal(codeAttribution({ programCorrect: false, testCorrect: false, sample: null }).conclusion, 'BOTH_INCONSISTENT');
-  assert.equal(codeAttribution({ programCorrect: true, testCorrect: true, sample }).conclusion, 'BOTH_CONSISTENT');
+  // A run that crashed shows its error (the traceback's last line), not the empty output it printed.
+  const crash = { input: '0\n', printed: '', declared: '1\n', failure: { status: 'runtime_error', error: 'Traceback (most recent call last):\n  File "main.py", line 1\nZeroDivisionError: division by zero' } };
+  assert.deepEqual(codeAttribution({ programCorrect: false, testCorrect: true, sample: crash }).observations, ['On test input "0", the program failed (runtime_error: "ZeroDivisionError: division by zero"), while the declared expected output was "1".']);
+});
+
+test('no verdict addresses a role or advises a revision', () => {
+  const math = (r: boolean, t: boolean) => renderVerdict(mathAttribution([{ agent: 'reasoner', role: 'Reasoner', answer: '1', correct: r }, { agent: 'tool_user', role: 'Tool-User', answer: '2', programStatus: 'ok', correct: t }]));
+  const code = (p: boolean, t: boolean) => renderVerdict(codeAttribution({ programCorrect: p, testCorrect: t, sample: { input: '1', printed: '2', declared: '3' } }));
+  for (const [a, b] of [[true, true], [true, false], [false, true], [false, false]] as const) {
+    for (const v of [math(a, b), code(a, b)]) assert.doesNotMatch(v.split('- Conclusion: ')[1]!, /Reasoner|Tool-User|Coder|Tester|should|revise|fault/, v);
+  }
 });
 
 /** A Reasoner–Tool-User episode, horizon 3: turn 0 disagrees, turn 1 disagrees, turn 2 agrees. */
@@ -106,8 +128,9 @@ test('PAC on a real rollout: verdicts of turn t enter the teacher context of tur
     assert.ok(!studentText.includes('collaborative'), 'no role condition in a student prompt');
     assert.ok(teacherText.includes(`You are the ${r.role} in a collaborative`));
     assert.ok(!teacherText.includes(`You are the ${r.role}. `), 'the role line is gone');
+    assert.ok(!teacherText.includes('You work with') && !contrastText.includes('You work with'), 'so is the sentence naming the collaborator (opd.roleLine: role-sentences)');
     if (r.t === 0) assert.ok(!teacherText.includes('Verification result'));
-    if (r.t === 1) assert.ok(teacherText.endsWith('- Observation: The derivation reported 5 and the program printed 7.\n- Conclusion: BOTH_INCONSISTENT. Both the derivation and the computation are wrong; both should be revised.<|end|><|assistant|>'));
+    if (r.t === 1) assert.ok(teacherText.endsWith('- Observation: The derivation reported 5 and the program printed 7.\n- Conclusion: BOTH_INCONSISTENT. Both the derivation and the computation are wrong.<|end|><|assistant|>'));
     if (r.t === 2) assert.ok(teacherText.includes('The derivation reported 8 and the program printed 9.') && !teacherText.includes('reported 5'));
     // The RAS contexts: the same text once the two conditions are cut out.
     const cut = (s: string) => s.replace(/You are the [\s\S]*?primary responsibility of [^.]*\./, '');

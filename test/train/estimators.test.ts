@@ -69,7 +69,7 @@ test('GRPO: groups of one batch are keyed by Episode.group, not by problem or by
   assert.deepEqual(episodeGroups(episodes).map((g) => [g.key, g.problemId, g.episodes]), [['g1', 'q', [0, 3]], ['g3', 'r', [1, 5]], ['g2', 'q', [2, 4]]]);
 });
 
-test('MAS+GRPO: each role is compared only with its own responses to the same problem at the same turn', () => {
+test('MAS+GRPO: each role is compared only with its own responses to the same problem, every turn together (advantage.groupBy: role-turn per turn)', () => {
   // Two episodes of one problem, two agents, rewards per action (local rewards differ by role).
   const ep = (ra: number, rb: number): Episode => ({
     problemId: 'q', group: 'g', actions: [act('a', 0, 0, ra), act('b', 1, 0, rb)], steps: [{ t: 0, teamReward: 0, done: true }], score: 0, info: {},
@@ -77,9 +77,34 @@ test('MAS+GRPO: each role is compared only with its own responses to the same pr
   const actions = credit('grpo', ['a', 'b'], [ep(1, 10), ep(0, 20)], config({ advantage: { groupScale: 'none' } }));
   // a: {1, 0} → ±0.5; b: {10, 20} → ∓5 (mixing roles would give a mean of 7.75).
   assert.deepEqual(actions.map((a) => `${a.agent}:${a.advantages_K[0]}`), ['a:0.5', 'b:-5', 'a:-0.5', 'b:5']);
-  // Turns are separate groups too: at turn 1 the members' histories differ, but they still answer the same problem.
-  const turns = credit('grpo', ['a', 'b'], [duo('q', 'g', [0, 1]), duo('q', 'g', [1, 1])], config({ advantage: { groupScale: 'none' } }));
+  // By default a role's turns form one group (the MAS-OPD paper's MAS+GRPO has no turn-wise
+  // grouping): agent a's rewards over both episodes and turns are {0, 1, 1, 1}, mean 3/4.
+  const episodes = [duo('q', 'g', [0, 1]), duo('q', 'g', [1, 1])];
+  assert.equal(planOf('grpo', ['a', 'b']).groupKey, 'role');
+  const roles = credit('grpo', ['a', 'b'], episodes, config({ advantage: { groupScale: 'none' } }));
+  assert.deepEqual(roles.map((a) => a.advantages_K[0]), [-0.75, -0.75, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25]);
+  // advantage.groupBy: role-turn compares only the responses of the same turn: turn 0 {0, 1} → ∓0.5, turn 1 {1, 1} → 0.
+  const turns = credit('grpo', ['a', 'b'], episodes, config({ advantage: { groupScale: 'none', groupBy: 'role-turn' } }));
   assert.deepEqual(turns.map((a) => a.advantages_K[0]), [-0.5, -0.5, 0, 0, 0.5, 0.5, 0, 0]);
+  // With the std: {0, 1, 1, 1} has population std √3/4, so a's turn-0 response in episode 0 gets −0.75/(√3/4) = −√3.
+  const scaled = credit('grpo', ['a', 'b'], episodes);
+  close(scaled.map((a) => a.advantages_K[0]!), [-0.75, -0.75, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25].map((x) => x / (Math.sqrt(3) / 4 + 1e-6)));
+});
+
+test('AT-GRPO: (r − mean)/(std + eps) per (problem, turn, agent) with the unbiased std, as verl and TRL compute it', () => {
+  const c = parseConfig({ algorithm: 'at-grpo', rollout: { rolloutsPerPrompt: 4 } });
+  const plan = ALGORITHM_REGISTRY['at-grpo'].plan(['solver'], c);
+  assert.deepEqual([plan.groupKey, plan.groupDeviation, plan.dualClip, plan.kl], ['role-turn', 'unbiased', 3, false]);
+  // One tree, four candidates of turn 0 with rewards 1, 0, 0, 1: mean 1/2, unbiased std √((4 · 1/4)/3) = 1/√3,
+  // so ±(1/2)·√3 = ±0.866 (the population std 1/2 would give ±1); two candidates of turn 1: 2 and 0,
+  // mean 1, unbiased std √2 → ±1/√2.
+  const cands = [act('solver', 0, 0, 1), act('solver', 0, 0, 0), act('solver', 0, 0, 0), act('solver', 0, 0, 1), act('solver', 0, 1, 2), act('solver', 0, 1, 0)];
+  const tree: Episode = { problemId: 'q', group: 'g', actions: [cands[0]!, cands[4]!], candidates: cands, steps: [{ t: 0, teamReward: 1, done: false }, { t: 1, teamReward: 2, done: true }], score: 2, info: {} };
+  const actions = flattenEpisodes([tree], plan, c);
+  assignCredit(actions, [tree], plan, c);
+  const s0 = 1 / Math.sqrt(3) + 1e-6;
+  const s1 = Math.SQRT2 + 1e-6;
+  close(actions.map((a) => a.advantages_K[0]!), [0.5 / s0, -0.5 / s0, -0.5 / s0, 0.5 / s0, 1 / s1, -1 / s1]);
 });
 
 test('MAGRPO: per-turn return-to-go with γ, minus the node mean (no std), shared by the agents of a joint sample', () => {

@@ -51,6 +51,31 @@ test('decoupled PPO: behaviour importance weights min(pi_prox/pi_behav, 5), hand
   near(out.meanImportanceWeight, (Math.exp(-0.1) + 5 + 1) / 3, 1e-12, 'mean iw');
 });
 
+test('PPO dual clip c = 3 (AT-GRPO, verl’s clip_ratio_c): a negative advantage’s loss is capped at −c·A, hand-computed', () => {
+  // Units: r = e^1.5 = 4.48 with A = −1 (past c: the loss is capped at 3·1 = 3, gradient 0); r = e^0.5
+  // = 1.65 with A = −1 (below c: the usual −r·A = 1.65, gradient r·1); r = e^1.5 with A = +1 (the dual
+  // clip never applies to a positive advantage: clipped at 1.2 as usual).
+  const input = { logprobs_N: [-0.5, -1.5, -0.5], proximalLogprobs_N: [-2, -2, -2], advantages_N: [-1, -1, 1], weights_N: third, clipLow: 0.2, clipHigh: 0.2 };
+  const dual = ppoClipLoss({ ...input, dualClip: 3 });
+  near(dual.loss, (3 + Math.exp(0.5) - 1.2) / 3, 1e-12, 'loss');
+  near(dual.dLogprobs_N[0]!, 0, 0, 'grad 0 (dual-clipped)');
+  near(dual.dLogprobs_N[1]!, Math.exp(0.5) / 3, 1e-12, 'grad 1');
+  near(dual.dLogprobs_N[2]!, 0, 0, 'grad 2 (clipped)');
+  near(dual.clipFraction, 2 / 3, 1e-12, 'clip fraction');
+  // Without it the first unit costs −r·A = e^1.5 = 4.48 and keeps its gradient.
+  const plain = ppoClipLoss(input);
+  near(plain.loss, (Math.exp(1.5) + Math.exp(0.5) - 1.2) / 3, 1e-12, 'loss without the dual clip');
+  near(plain.dLogprobs_N[0]!, Math.exp(1.5) / 3, 1e-12, 'grad 0 without the dual clip');
+  const rng = mulberry32(5);
+  for (let trial = 0; trial < 20; trial++) {
+    const prox = Array.from({ length: 6 }, () => -rng() * 3);
+    const lp = prox.map((p) => p + (rng() - 0.3) * 3);
+    const adv = Array.from({ length: 6 }, () => (rng() - 0.5) * 4);
+    const f = (x: number[]) => ppoClipLoss({ logprobs_N: x, proximalLogprobs_N: prox, advantages_N: adv, weights_N: third.concat(third), clipLow: 0.2, clipHigh: 0.2, dualClip: 3 });
+    gradCheck((x) => f(x).loss, lp, f(lp).dLogprobs_N, `dual clip trial ${trial}`);
+  }
+});
+
 test('PPO-clip and decoupled PPO gradients match finite differences (both signs of A, both sides of the clip)', () => {
   const rng = mulberry32(3);
   for (let trial = 0; trial < 30; trial++) {

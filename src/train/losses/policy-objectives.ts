@@ -11,14 +11,15 @@ export type { PolicyObjective, PolicyObjectiveInput, PolicyObjectiveOutput } fro
 
 export const POLICY_LOSSES = {
   'ppo-clip': {
-    summary: 'PPO-clip against the proximal policy, decoupled behaviour weights when actor.decoupled (App. B)',
+    summary: 'PPO-clip against the proximal policy, decoupled behaviour weights when actor.decoupled (App. B), the dual clip when the plan sets one (AT-GRPO)',
     // The decoupled weight min(π_prox/μ, cap) is the sampler-mismatch correction; src/train/loop.ts
     // refuses a separate sampler with actor.decoupled or actor.recomputeLogprobs off.
     needsProximal: (_samplerSeparate: boolean) => true,
-    loss: ({ logprobs_N, proximalLogprobs_N, behaviourLogprobs_N, advantages_N, weights_N, actor }) =>
+    loss: ({ logprobs_N, proximalLogprobs_N, behaviourLogprobs_N, advantages_N, weights_N, actor, dualClip }) =>
       ppoClipLoss({
         logprobs_N, proximalLogprobs_N, advantages_N, weights_N, clipLow: actor.clipLow, clipHigh: actor.clipHigh,
         behaviourLogprobs_N: actor.decoupled && actor.recomputeLogprobs ? behaviourLogprobs_N : undefined, behaviourCap: actor.behaviourCap,
+        ...(dualClip !== undefined ? { dualClip } : {}),
       }),
   },
   'policy-gradient': {

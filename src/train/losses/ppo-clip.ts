@@ -9,8 +9,11 @@
 //   r_i   = exp(logprobs_N[i] − proximalLogprobs_N[i])
 //   iw_i  = min(exp(proximalLogprobs_N[i] − behaviourLogprobs_N[i]), behaviourCap)   (1 when not decoupled)
 //   ℓ_i   = −iw_i · min(r_i·A_i, clip(r_i, 1 − ε_low, 1 + ε_high)·A_i)
+//   dual clip c (Ye et al. 2020, "Mastering Complex Control in MOBA Games"; verl's clip_ratio_c),
+//   when given: for A_i < 0, ℓ_i = −iw_i · max(min(r_i·A_i, clip(r_i)·A_i), c·A_i), so the loss of
+//   a bad action whose ratio has grown past c stops growing (its gradient is 0 there)
 //   loss  = Σ_i weights_N[i] · ℓ_i
-//   dloss/dlogprobs_N[i] = −weights_N[i]·iw_i·A_i·r_i where the unclipped term is the minimum, else 0.
+//   dloss/dlogprobs_N[i] = −weights_N[i]·iw_i·A_i·r_i where the unclipped term is the one taken, else 0.
 
 export interface PpoClipInput {
   /** Log-probs of the units under the policy being trained (the only quantity differentiated). */
@@ -25,6 +28,8 @@ export interface PpoClipInput {
   behaviourLogprobs_N?: ArrayLike<number>;
   /** Cap of the behaviour importance weights (App. B: 5). */
   behaviourCap?: number;
+  /** The dual clip c (> 1) for negative advantages; absent: off. */
+  dualClip?: number;
 }
 
 export interface PpoClipOutput {
@@ -61,11 +66,12 @@ export function ppoClipLoss(input: PpoClipInput): PpoClipOutput {
     }
     const surr1 = r * a;
     const surr2 = Math.min(Math.max(r, 1 - clipLow), 1 + clipHigh) * a;
-    if (surr1 <= surr2) {
+    const floor = input.dualClip !== undefined && a < 0 ? input.dualClip * a : -Infinity;
+    if (surr1 <= surr2 && surr1 >= floor) {
       loss -= w * iw * surr1;
       dLogprobs_N[i] = -w * iw * surr1;
     } else {
-      loss -= w * iw * surr2;
+      loss -= w * iw * Math.max(Math.min(surr1, surr2), floor);
       clipped += w;
     }
     iwSum += w * iw;

@@ -39,7 +39,7 @@ export function updatePasses(actions: TrainAction[], plan: Pick<AlgorithmPlan, '
   return Array.from({ length: split.epochs }, (_, epoch) => minibatches(actions, split.count, deriveSeed(seed, epoch)));
 }
 
-export async function actorUpdate(engine: Engine, actions: TrainAction[], plan: Pick<AlgorithmPlan, 'level' | 'policyLoss' | 'kl' | 'aggregation'>, config: MarftConfig, lr: number, passes_P: TrainAction[][][]): Promise<ActorStats> {
+export async function actorUpdate(engine: Engine, actions: TrainAction[], plan: Pick<AlgorithmPlan, 'level' | 'policyLoss' | 'kl' | 'aggregation' | 'dualClip'>, config: MarftConfig, lr: number, passes_P: TrainAction[][][]): Promise<ActorStats> {
   const { actor, train, rollout } = config;
   const { level } = plan;
   const objective = objectiveOf(plan.policyLoss);
@@ -95,7 +95,7 @@ export async function actorUpdate(engine: Engine, actions: TrainAction[], plan: 
               }
             }
           });
-          const ppo = objective.loss({ logprobs_N: lp, proximalLogprobs_N: prox, behaviourLogprobs_N: behav, advantages_N: adv, weights_N: w, actor, samplerSeparate, onPolicy });
+          const ppo = objective.loss({ logprobs_N: lp, proximalLogprobs_N: prox, behaviourLogprobs_N: behav, advantages_N: adv, weights_N: w, actor, samplerSeparate, onPolicy, ...(plan.dualClip !== undefined ? { dualClip: plan.dualClip } : {}) });
           let u = 0;
           micro.forEach((a, b) => {
             if (level === 'action') {
