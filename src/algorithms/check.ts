@@ -72,5 +72,4 @@ export function checkPlan(plan: AlgorithmPlan, name: string): void {
   objectiveOf(plan.policyLoss);
   if ((plan.aggregation ?? 'unit-mean') !== 'unit-mean' && plan.level !== 'token') throw new Error(`algorithm '${name}': aggregation ${plan.aggregation} averages over tokens, but the plan's units are ${plan.level}s`);
   // The loop finds flat groups by the role-turn key (src/train/loop.ts); a plan grouping otherwise would drop the wrong ones.
-  if (plan.dropFlatGroups && (plan.groupKey ?? 'role-turn') !== 'role-turn') throw new Error(`algorithm '${name}': dropFlatGroups finds groups by (problem, agent, turn), but the plan groups by ${plan.groupKey}`);
 }

@@ -33,7 +33,7 @@ import { INITIAL_TRAINER_STATE, type TrainerState } from '../runs/trainer-state.
 import { assignCredit, flattenEpisodes, normaliseAdvantages, scaleRewards } from './batch.ts';
 import { flatGroups } from './credit/flat-groups.ts';
 import { monteCarloReturns } from './credit/monte-carlo-returns.ts';
-import { responseGroupKey } from './credit/group-relative.ts';
+import { groupKeyOf } from './credit/group-relative.ts';
 import { evaluatePolicies } from './evaluate.ts';
 import { fillValues, forwardActions } from './forward-passes.ts';
 import { learningRate } from './schedules.ts';
@@ -214,7 +214,7 @@ async function trainStep(run: RunContext, step: number, state: TrainerState): Pr
     if (active) m.active_agent = active;
     let updated = actions.filter((a) => a.policy !== null && (!active || a.agent === active));
     if (plan.dropFlatGroups) {
-      const flat = flatGroups(actions, responseGroupKey);
+      const flat = flatGroups(actions, groupKeyOf(plan));
       m.flat_group_fraction = flat.groups > 0 ? flat.flat / flat.groups : 0;
       updated = updated.filter((a) => !flat.actions.has(a));
     }

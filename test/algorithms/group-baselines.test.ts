@@ -66,7 +66,8 @@ test('the configuration offers exactly the registered algorithms, and every plan
   assert.throws(() => checkPlan({ ...grpo, advantage: 'gae-action' }, 'grpo'), /needs critic, but the plan has none/);
   // The loop finds flat groups by (problem, agent, turn): a plan grouping by role alone cannot drop them.
   assert.equal(grpo.groupKey, 'role');
-  assert.throws(() => checkPlan({ ...grpo, dropFlatGroups: true }, 'grpo'), /dropFlatGroups finds groups by \(problem, agent, turn\), but the plan groups by role/);
+  // The loop's flat-group filter groups by the plan's own key (groupKeyOf), so any key may drop flat groups.
+  assert.doesNotThrow(() => checkPlan({ ...grpo, dropFlatGroups: true }, 'grpo'));
 });
 
 test('a group algorithm with one episode per problem is refused in one line naming the key', () => {
