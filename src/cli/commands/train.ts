@@ -5,7 +5,6 @@ import { join, resolve } from 'node:path';
 import { listFlag, parseArgs, stringFlag } from '../args.ts';
 import { UserError } from '../errors.ts';
 import { loadConfig } from '../../config/load.ts';
-import { ConfigError } from '../../config/schema-dsl.ts';
 import { TaskOptionError } from '../../tasks/options.ts';
 import type { MarftConfig } from '../../config/schema.ts';
 import { latestCheckpoint, writeFileAtomic } from '../../runs/checkpoint.ts';
@@ -16,8 +15,6 @@ import { SamplerMismatchError } from '../../engine/vllm/consistency.ts';
 import type { SamplingEngine } from '../../engine/types.ts';
 import { openTeacher } from '../../run/teacher.ts';
 import { planFor, train } from '../../train/loop.ts';
-
-export const summary = 'train a multi-agent system with MARFT, a baseline or MAS-OPD (CONFIG --run-dir DIR, or --resume DIR)';
 
 const HELP = `usage: marft train CONFIG --run-dir DIR [--set KEY=VALUE ...] [--no-progress]
        marft train --resume DIR [--set KEY=VALUE ...] [--accept-config-change] [--no-progress]
@@ -123,8 +120,9 @@ export async function run(args: string[]): Promise<number> {
     }
     return 0;
   } catch (err) {
-    // A task's option that does not fit the model shows up only once the engine exists.
-    if (err instanceof ConfigError || err instanceof TaskOptionError) throw new UserError(err.message);
+    // A task's option that does not fit the model shows up only once the engine exists (a
+    // ConfigError, a syntax error's code frame included, goes to the dispatcher as it is).
+    if (err instanceof TaskOptionError) throw new UserError(err.message);
     // vLLM serving an adapter differently from the trainer stops the run in one line (docs/scaling.md).
     if (err instanceof SamplerMismatchError) throw new UserError(err.message);
     throw err;

@@ -20,8 +20,6 @@ import { SlotLimiter } from '../../sandbox/index.ts';
 import { verifyCode, parsePyJson, type CodeTests, type PyJson } from '../../verify/code/index.ts';
 import { TimedMathJudge, type TimedVerdict } from '../../verify/math/timed-judge.ts';
 
-export const summary = 'judge programs (code) or maths answers (math) from a JSONL file';
-
 /** Default time limit for judging one maths line: comparisons take well under a millisecond to a few hundred. */
 export const MATH_LINE_TIMEOUT_S = 10;
 
