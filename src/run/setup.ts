@@ -46,8 +46,8 @@ export async function buildTask(config: MarftConfig): Promise<TaskBundle> {
     throw new ConfigError(`task.name: got "${config.task.name}", expected one of ${registeredTasks().map((t) => `'${t}'`).join(', ')}${hint ? `; ${hint}` : ''}`);
   }
   // Before the task reads anything from it (the workflow task takes its tokenizer from model.path): a
-  // missing folder is said as such, under the key the user wrote.
-  if (config.model.path) checkModelFolder(config.model.path, 'model.path');
+  // missing folder is said as such, under the key the user wrote (its config.json: buildEngine).
+  if (config.model.path) checkModelFolder(config.model.path, 'model.path', true);
   try {
     return await factory(config.task.options, { modelPath: config.model.path });
   } catch (err) {
