@@ -9,7 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import { configJsonSchemaText } from '../../src/config/json-schema.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import { configSchema } from '../../src/config/schema.ts';
-import { docRows } from '../../src/config/schema-dsl.ts';
+import { ConfigError, docRows } from '../../src/config/schema-dsl.ts';
 
 type Schema = Record<string, any>;
 const file = new URL('../../schema/marft-config.schema.json', import.meta.url);
@@ -82,6 +82,6 @@ test('the JSON Schema accepts every example and refuses what marft refuses', () 
     assert.match(found[0]!, why);
     // marft itself refuses the same file (parseConfig for the keys, loadConfig for task.name).
     const named = (config as { task?: { name?: unknown } }).task?.name !== undefined;
-    if (named) assert.throws(() => parseConfig(config), undefined, JSON.stringify(config));
+    if (named) assert.throws(() => parseConfig(config), ConfigError, JSON.stringify(config));
   }
 });
