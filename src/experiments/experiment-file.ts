@@ -156,7 +156,11 @@ export async function loadFor(where: string, file: string, sets: string[]): Prom
     checkTask(config);
     return config;
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof TaskOptionError) throw new ExperimentError(`${where}: ${err.message}`);
+    if (err instanceof ConfigError || err instanceof TaskOptionError) {
+      const error = new ExperimentError(`${where}: ${err.message}`);
+      if (err instanceof ConfigError && err.frame) error.frame = err.frame;
+      throw error;
+    }
     throw err;
   }
 }
