@@ -91,6 +91,11 @@ test('experiment --dry-run: missing model folders are refused; the counts say wh
   const teacher = file('opd.yaml', `name: o\nrows:\n  - { name: opd, config: ${new URL('../../examples/mas-opd-tiny.yaml', import.meta.url).pathname} }\ncolumns:\n  - { name: c }\n`);
   assertUserError(await runInProcess(['experiment', teacher, '--out', out, '--dry-run', '--set', `teacher.path=${join(dir, 'no-teacher')}`]),
     /^marft experiment: row opd: teacher\.path: .*no-teacher: no such folder; give the folder in the experiment file or with --set KEY=PATH$/, 'teacher folder');
+  // A row's configuration that does not parse: the row's one line, then the code frame.
+  const broken = file('exp-broken.yaml', `name: b\nrows:\n  - { name: r, config: ${file('row.yaml', 'task: { name: bandit\n')} }\ncolumns:\n  - { name: c }\n`);
+  const frame = await runInProcess(['experiment', broken, '--out', out, '--dry-run']);
+  assert.equal(frame.status, 2);
+  assert.match(frame.stderr, /^marft experiment: row r: .*row\.yaml:2:1: not valid YAML: .*\n  1 \| task: \{ name: bandit\n> 2 \| \n    \| \^\n$/);
   const plan = await runInProcess(['experiment', exp, '--out', out, '--dry-run']);
   assert.equal(plan.status, 0, plan.stderr);
   const lines = plan.stdout.trimEnd().split('\n');
