@@ -2,6 +2,7 @@
 // `--key value` never takes a flag as its value (`--run-dir --no-progress` is a forgotten value, not
 // a folder named "--no-progress"); `--key=--odd` still passes such a value on purpose.
 import { UserError } from './errors.ts';
+import { didYouMean } from '../core/did-you-mean.ts';
 
 export interface ParsedArgs {
   positionals: string[];
@@ -50,8 +51,10 @@ export function parseArgs(argv: string[], spec: ArgsSpec): ParsedArgs {
         flags.set(key, value);
       }
     } else {
-      const known = [...booleans, ...strings, ...repeatable].map((k) => `--${k}`).join(', ');
-      throw new UserError(`unknown option --${key}${known ? ` (known: ${known})` : ''}`);
+      const names = [...booleans, ...strings, ...repeatable];
+      const hint = didYouMean(key, names, (k) => `--${k}`);
+      const known = names.map((k) => `--${k}`).join(', ');
+      throw new UserError(`unknown option --${key}${hint ? `; ${hint}` : ''}${known ? ` (known: ${known})` : ''}`);
     }
   }
   return { positionals, flags, lists };

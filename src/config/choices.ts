@@ -45,3 +45,7 @@ export type TurnWeighting = (typeof TURN_WEIGHTINGS)[number];
  */
 export const ROLE_LINE_RULES = ['role-sentences', 'first-sentence', 'first-line', 'system-message'] as const;
 export type RoleLineRule = (typeof ROLE_LINE_RULES)[number];
+
+/** `log.to`: where a training run reports besides RUN/metrics.jsonl (src/runs/trackers/). */
+export const LOG_TARGETS = ['console', 'tensorboard', 'csv'] as const;
+export type LogTarget = (typeof LOG_TARGETS)[number];

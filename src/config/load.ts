@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { applyOverrides, parseOverride } from './overrides.ts';
 import { configSchema, type MarftConfig } from './schema.ts';
 import { ConfigError, validate } from './schema-dsl.ts';
+import { syntaxError } from './yaml-error.ts';
 
 /** Validates an already-parsed object (defaults filled in). */
 export function parseConfig(raw: unknown): MarftConfig {
@@ -39,7 +40,7 @@ export async function loadConfig(file: string, sets: readonly string[] = []): Pr
   try {
     raw = text.trim() === '' ? null : json ? JSON.parse(text) : parseYaml(text);
   } catch (err) {
-    throw new ConfigError(`${file}: not valid ${json ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`);
+    throw syntaxError(file, text, err, json ? 'JSON' : 'YAML');
   }
   if (isEmpty(raw) && overrides.length === 0) {
     throw new ConfigError(`${file}: the config is empty: it must name at least task.name, the task to train on (e.g. 'task: { name: coordination-game }'; docs/config.md)`);

@@ -8,7 +8,7 @@
 // left to the component that reads them, like the file's own.
 import { parse as parseYaml } from 'yaml';
 import { configSchema } from './schema.ts';
-import { ConfigError, allowedValues, validate, type SchemaNode } from './schema-dsl.ts';
+import { ConfigError, allowedValues, unknownKey, validate, type SchemaNode } from './schema-dsl.ts';
 
 export interface Override {
   /** As given, for errors: `actor.optim.lr=3e-4`. */
@@ -24,12 +24,11 @@ function nodeAt(path: string[], fail: (why: string) => never): SchemaNode | null
   let node: SchemaNode = configSchema;
   for (let i = 0; i < path.length; i++) {
     const here = path.slice(0, i).join('.');
-    const key = path.slice(0, i + 1).join('.');
     if (node.kind === 'record') return null;
     if (node.kind !== 'object') fail(`${here} is not a mapping (it holds ${allowedValues(node)})`);
     const fields: Record<string, SchemaNode> = node.fields;
     // The schema's own wording for an unknown key (src/config/schema-dsl.ts, validate).
-    if (!Object.hasOwn(fields, path[i]!)) fail(`${key}: unknown key; allowed keys${here ? ` of ${here}` : ''}: ${Object.keys(fields).join(', ')}`);
+    if (!Object.hasOwn(fields, path[i]!)) fail(unknownKey(here, path[i]!, Object.keys(fields)));
     node = fields[path[i]!]!;
   }
   return node;

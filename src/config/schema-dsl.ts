@@ -1,6 +1,7 @@
 // A tiny schema language for configuration files: each node knows its default, its allowed
 // values and a one-line meaning, so one definition yields validation (errors that name the dotted
 // key and what is allowed), the TypeScript type (Infer) and the documentation table.
+import { didYouMean } from '../core/did-you-mean.ts';
 
 interface Doc {
   doc: string;
@@ -95,6 +96,11 @@ export const obj = <F extends Record<string, SchemaNode>>(doc: string, fields: F
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
+  /**
+   * Lines shown under the one-line message: the code frame of a syntax error (src/config/yaml-error.ts).
+   * Kept apart from the message so that wrapping the message (`${file}: ${err.message}`) keeps it.
+   */
+  frame?: string;
 }
 
 /** The range of a number, e.g. 'in [1, 65536]', 'in (0, 1]', '>= 0' or '' (any). */
@@ -158,6 +164,12 @@ function show(v: unknown): string {
 
 const isNonFinite = (v: unknown): boolean => typeof v === 'number' && !Number.isFinite(v);
 
+/** An unknown key `k` of the mapping at `path`: the allowed keys, and the nearest of them when `k` looks like a typo of it. */
+export function unknownKey(path: string, k: string, allowed: readonly string[]): string {
+  const hint = didYouMean(k, allowed);
+  return `${path ? `${path}.${k}` : k}: unknown key; allowed keys${path ? ` of ${path}` : ''}: ${allowed.join(', ')}${hint ? `; ${hint}` : ''}`;
+}
+
 /** Validates `value` against `node`, filling defaults for absent keys; throws ConfigError naming the dotted key. */
 export function validate<N extends SchemaNode>(node: N, value: unknown, path = ''): Infer<N> {
   const key = path || '(top level)';
@@ -188,7 +200,10 @@ export function validate<N extends SchemaNode>(node: N, value: unknown, path = '
       return value as Infer<N>;
     case 'enum':
       if (value === undefined) return node.default as Infer<N>;
-      if (typeof value !== 'string' || !node.values.includes(value)) fail();
+      if (typeof value !== 'string' || !node.values.includes(value)) {
+        const hint = typeof value === 'string' ? didYouMean(value, node.values, (v) => `'${v}'`) : null;
+        throw new ConfigError(`${key}: got ${show(value)}, expected ${allowedValues(node)}${hint ? `; ${hint}` : ''}`);
+      }
       return value as Infer<N>;
     case 'number-list': {
       if (value === undefined) return [...node.default] as Infer<N>;
@@ -214,12 +229,7 @@ export function validate<N extends SchemaNode>(node: N, value: unknown, path = '
       if (value === undefined || value === null) value = {};
       if (!isPlainObject(value)) fail();
       const input = value as Record<string, unknown>;
-      for (const k of Object.keys(input)) {
-        if (!(k in node.fields)) {
-          const where = path ? `${path}.${k}` : k;
-          throw new ConfigError(`${where}: unknown key; allowed keys${path ? ` of ${path}` : ''}: ${Object.keys(node.fields).join(', ')}`);
-        }
-      }
+      for (const k of Object.keys(input)) if (!Object.hasOwn(node.fields, k)) throw new ConfigError(unknownKey(path, k, Object.keys(node.fields)));
       const out: Record<string, unknown> = {};
       for (const [k, child] of Object.entries(node.fields)) out[k] = validate(child, input[k], path ? `${path}.${k}` : k);
       const problem = node.check?.(out as never);

@@ -1,7 +1,7 @@
 // The training configuration: every setting of spec section 4 is a key, with the App. B defaults.
 // docs/config.md is generated from this file (src/config/docs.ts); test/config checks it is current.
 import { ALL_LINEAR_MODULES, ENGINE_KINDS, SERVED_ENGINE_KINDS } from '../engine/types.ts';
-import { ACTION_NORMALISATIONS, ALGORITHMS, GROUP_KEYS, GROUP_SCALES, ROLE_LINE_RULES, SCHEDULE_KINDS, TURN_WEIGHTINGS, VALUE_LOSS_KINDS } from './choices.ts';
+import { ACTION_NORMALISATIONS, ALGORITHMS, GROUP_KEYS, GROUP_SCALES, LOG_TARGETS, ROLE_LINE_RULES, SCHEDULE_KINDS, TURN_WEIGHTINGS, VALUE_LOSS_KINDS } from './choices.ts';
 import { bool, int, num, numbers, obj, oneOf, record, someOf, str, type Bound, type Infer } from './schema-dsl.ts';
 
 /** Episodes of one step (or of one evaluation seed), which are held in memory together. */
@@ -160,7 +160,7 @@ export const configSchema = obj('a MARFT training run', {
     microBatchTokens: int('cap on the tokens of one forward/backward micro-batch', 32768, 1, BOUND.microBatch),
     checkpointEvery: int('write a checkpoint every N steps (and at the end)', 10, 1, BOUND.steps),
     keepCheckpoints: int('checkpoints kept on disk (older ones are deleted)', 2, 1, BOUND.checkpoints),
-    evalEvery: int('score held-out problems every N steps (0 = only before and after)', 0, 0, BOUND.steps),
+    evalEvery: int('also score held-out problems every N steps (eval_score in metrics.jsonl; 0 = never between). A run always scores them before its first step and after its last (RUN/evaluations.json, eval_before and eval_after in marft train’s final line)', 0, 0, BOUND.steps),
   }),
   eval: obj('held-out evaluation (spec section 7)', {
     temperature: num('sampling temperature', 0.6, { min: 0 }),
@@ -168,6 +168,11 @@ export const configSchema = obj('a MARFT training run', {
     topK: int('top-k (0 = off)', 0, 0, BOUND.topK),
     seeds: int('decode every problem once per seed; the score is the mean of the per-seed averages', 5, 1, BOUND.evalSeeds),
     problems: int('held-out problems scored (0 = all the task offers)', 0, 0, BOUND.evalProblems),
+  }),
+  log: obj('where a training run reports besides RUN/metrics.jsonl (docs/training.md, “Watching a run”); these keys may change when a run resumes', {
+    to: someOf('console: progress on stderr (on a terminal a bar with the elapsed time, the time left and tokens/s; elsewhere a plain line, see log.every); tensorboard: TensorBoard event files in RUN/tensorboard/ (W&B: wandb sync --sync-tensorboard RUN/tensorboard); csv: RUN/metrics.csv, metrics.jsonl as a table', LOG_TARGETS, ['console']),
+    every: int('console off a terminal: a plain line every N steps (0 = by time only); the first and the last step always print one', 10, 0, BOUND.steps),
+    everySeconds: num('console off a terminal: a plain line once this many seconds have passed since the last one (0 = by steps only)', 60, { min: 0 }),
   }),
 });
 

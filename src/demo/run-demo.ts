@@ -224,6 +224,8 @@ async function trainTeam(spec: TeamSpec, modelDir: string, seed: number, setting
       task,
       runDir: join(runDir, 'teams', spec.id),
       progress: false,
+      // The demo scores the team itself (greedy, on every held-out problem, before and after).
+      evaluateBeforeAfter: false,
       onStep: (m) => {
         const reward = Number(m.score_mean);
         rewards.push(reward);

@@ -4,6 +4,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { syntaxError } from '../config/yaml-error.ts';
 import { ExperimentError } from './experiment-error.ts';
 import { loadConfig } from '../config/load.ts';
 import type { MarftConfig } from '../config/schema.ts';
@@ -94,7 +95,10 @@ export async function readExperimentFile(file: string): Promise<Experiment> {
   try {
     raw = parseYaml(text!);
   } catch (err) {
-    fail(`not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+    const syntax = syntaxError(file, text!, err, 'YAML');
+    const error = new ExperimentError(syntax.message);
+    if (syntax.frame) error.frame = syntax.frame;
+    throw error;
   }
   if (!isMapping(raw)) fail('an experiment file is a mapping with name, rows and columns (docs/experiments.md)');
   const top = raw as Record<string, unknown>;
@@ -152,7 +156,11 @@ export async function loadFor(where: string, file: string, sets: string[]): Prom
     checkTask(config);
     return config;
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof TaskOptionError) throw new ExperimentError(`${where}: ${err.message}`);
+    if (err instanceof ConfigError || err instanceof TaskOptionError) {
+      const error = new ExperimentError(`${where}: ${err.message}`);
+      if (err instanceof ConfigError && err.frame) error.frame = err.frame;
+      throw error;
+    }
     throw err;
   }
 }

@@ -70,7 +70,13 @@ function statusText(run: PlannedRun): string {
 
 /** The plan as `--dry-run` prints it. */
 export function planText(exp: Experiment, plan: PlannedRun[], out: string): string {
-  const lines = [`experiment ${exp.name}: ${plan.length} runs, ${plan.reduce((s, r) => s + r.evals.length, 0)} evaluations, into ${resolve(out)}`];
+  // A "run" is one row × seed; a base row's runs train nothing (their evaluations score the untrained
+  // system), so the header says how many of them train, and the footer counts against that number.
+  const trained = plan.filter((r) => r.training !== null).length;
+  const base = plan.length - trained;
+  const evaluations = plan.reduce((s, r) => s + r.evals.length, 0);
+  const header = `${plan.length} runs (row × seed: ${trained} trained${base > 0 ? `, ${base} of base rows, which train nothing` : ''})`;
+  const lines = [`experiment ${exp.name}: ${header}, ${evaluations} evaluations (run × column), into ${resolve(out)}`];
   let toTrain = 0;
   let toEval = 0;
   for (const run of plan) {
@@ -81,7 +87,7 @@ export function planText(exp: Experiment, plan: PlannedRun[], out: string): stri
       lines.push(`    ${e.column}: ${e.done ? `done, score ${e.done.score}` : 'to evaluate'}`);
     }
   }
-  lines.push(`to do: ${toTrain} runs to train or resume, ${toEval} evaluations`);
+  lines.push(`to do: ${toTrain} runs to train or resume, ${toEval} evaluations (of ${trained} runs that train and ${evaluations} evaluations in the plan; the others are done)`);
   return lines.join('\n');
 }
 

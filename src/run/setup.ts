@@ -30,6 +30,8 @@ import { removeLeftovers } from '../runs/leftovers.ts';
 import { manifestProblem, writeManifest } from '../runs/manifest.ts';
 import { stderrNotice, type Notice } from '../core/notice.ts';
 import type { TaskBundle } from '../train/task.ts';
+import { checkModelFolder } from './model-folder.ts';
+import { didYouMean } from '../core/did-you-mean.ts';
 import { registeredTasks, taskFactory } from './task-registry.ts';
 
 export interface RunObjects {
@@ -39,7 +41,13 @@ export interface RunObjects {
 
 export async function buildTask(config: MarftConfig): Promise<TaskBundle> {
   const factory = taskFactory(config.task.name);
-  if (!factory) throw new ConfigError(`task.name: got "${config.task.name}", expected one of ${registeredTasks().map((t) => `'${t}'`).join(', ')}`);
+  if (!factory) {
+    const hint = didYouMean(config.task.name, registeredTasks(), (t) => `'${t}'`);
+    throw new ConfigError(`task.name: got "${config.task.name}", expected one of ${registeredTasks().map((t) => `'${t}'`).join(', ')}${hint ? `; ${hint}` : ''}`);
+  }
+  // Before the task reads anything from it (the workflow task takes its tokenizer from model.path): a
+  // missing folder is said as such, under the key the user wrote (its config.json: buildEngine).
+  if (config.model.path) checkModelFolder(config.model.path, 'model.path', true);
   try {
     return await factory(config.task.options, { modelPath: config.model.path });
   } catch (err) {
@@ -113,7 +121,7 @@ export async function buildEngine(config: MarftConfig, bundle: TaskBundle, runDi
   if (model.engine === 'tabular' && config.sampler.engine === 'vllm') throw new ConfigError('sampler.engine: vllm needs model.engine embedded or torch (a lookup table has no model to serve)');
   if (model.engine === 'tabular') return openEngine({ kind: 'tabular', vocabSize: bundle.vocabSize });
   if (model.path) {
-    if (!existsSync(join(model.path, 'config.json'))) throw new ConfigError(`model.path: ${model.path} holds no config.json (a Hugging Face model folder is expected)`);
+    checkModelFolder(model.path, 'model.path');
     return openModel(config, model.path, 'model.path');
   }
   const saved = runDir ? join(runDir, 'base') : undefined;
@@ -161,7 +169,7 @@ export function assertTrainableModel(config: MarftConfig): void {
 function servedSpec(config: MarftConfig, kind: ServedEngineKind): SamplingEngineSpec {
   const model = config.model;
   if (!model.path) throw new ConfigError(`model.path: model.engine ${kind} needs the served model's Hugging Face folder (its tokenizer and config.json give what the server does not report)`);
-  if (!existsSync(join(model.path, 'config.json'))) throw new ConfigError(`model.path: ${model.path} holds no config.json (a Hugging Face model folder is expected)`);
+  checkModelFolder(model.path, 'model.path');
   if (kind === 'vllm') return { kind: 'vllm-serve', modelDir: model.path, server: { python: config.sampler.python || defaultVllmPython(), dtype: weightDtype(model) } };
   if (!model.url) throw new ConfigError('model.url: model.engine openai needs the server\'s OpenAI API root, e.g. http://127.0.0.1:8000/v1');
   return { kind: 'openai', baseUrl: model.url, model: model.servedModel, modelDir: model.path };

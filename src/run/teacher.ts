@@ -7,8 +7,7 @@
 // one already running at teacher.url) is probed with one scoring of a short fixed sequence, so a
 // server that cannot score a given sequence (llama.cpp's llama-server has no prompt log-probs) is
 // refused in one line before any step rather than at the first step's scoring.
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { checkModelFolder } from './model-folder.ts';
 import type { MarftConfig } from '../config/schema.ts';
 import { ConfigError } from '../config/schema-dsl.ts';
 import { defaultVllmPython, openSamplingEngine, ServedModelChoiceError, type SamplingEngineSpec } from '../engine/index.ts';
@@ -76,7 +75,7 @@ export async function openTeacher(config: MarftConfig, task: Task): Promise<Samp
   if (teacher.engine === 'tabular') return openSamplingEngine(teacherSpec(config, source.tokenizer.vocabSize));
   const path = teacher.path;
   if (!path) throw new ConfigError(`teacher.path: algorithm mas-opd needs the teacher's Hugging Face model folder${teacher.engine === 'openai' ? ' (with teacher.engine openai: the served model\'s folder, for its tokenizer and config.json)' : ''}`);
-  if (!existsSync(join(path, 'config.json'))) throw new ConfigError(`teacher.path: ${path} holds no config.json (a Hugging Face model folder is expected)`);
+  checkModelFolder(path, 'teacher.path');
   if (teacher.engine === 'openai' && !teacher.url) throw new ConfigError('teacher.url: teacher.engine openai needs the server\'s OpenAI API root, e.g. http://127.0.0.1:8000/v1');
   const tokenizer = teacherTokenizer(path);
   // The ids first (no model is loaded for a teacher that cannot be used), then the model's embeddings.

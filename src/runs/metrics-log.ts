@@ -1,4 +1,5 @@
-// Per-step metrics as JSON lines (RUN/metrics.jsonl) and a progress bar on a terminal.
+// Per-step metrics as JSON lines (RUN/metrics.jsonl). What else reports them as a run goes (the
+// console, TensorBoard, CSV): src/runs/trackers/.
 //
 // Non-finite numbers: JSON has no NaN or Infinity (JSON.stringify writes null, which would read back
 // as a different value), so a non-finite metric is written as the string "NaN", "Infinity" or
@@ -68,24 +69,5 @@ export class MetricsLog {
 
   async read(): Promise<StepMetrics[]> {
     return (await this.lines()).map(decodeMetrics);
-  }
-}
-
-/** A one-line progress bar on stderr, redrawn in place; silent when stderr is not a terminal. */
-export class ProgressBar {
-  private readonly enabled: boolean;
-  constructor(private readonly total: number, enabled = process.stderr.isTTY === true) {
-    this.enabled = enabled;
-  }
-
-  update(done: number, note: string): void {
-    if (!this.enabled) return;
-    const width = 24;
-    const filled = Math.round((done / this.total) * width);
-    process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${this.total} ${note}\x1b[K`);
-  }
-
-  end(): void {
-    if (this.enabled) process.stderr.write('\n');
   }
 }

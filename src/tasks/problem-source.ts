@@ -11,6 +11,7 @@ import { DATASETS, loadDataset, seededShuffle, splitProblems, type LoadError, ty
 import { codeFirstMessage } from '../env/code-env.ts';
 import type { Tokenizer } from '../tokenizer/types.ts';
 import { TaskOptionError } from './options.ts';
+import { didYouMean } from '../core/did-you-mean.ts';
 
 /** Short names used in papers and configs, mapped to the registry's names. */
 export const DATASET_ALIASES: Readonly<Record<string, string>> = { aime24: 'aime2024', aime25: 'aime2025', 'math-500': 'math500' };
@@ -46,7 +47,9 @@ export interface ProblemSets {
 export function datasetName(name: string, key: string): string {
   const resolved = DATASET_ALIASES[name] ?? name;
   if (!DATASETS[resolved]) {
-    throw new TaskOptionError(`task.options.${key}: got ${JSON.stringify(name)}, expected one of ${[...Object.keys(DATASETS), ...Object.keys(DATASET_ALIASES)].map((d) => `'${d}'`).join(', ')}`);
+    const known = [...Object.keys(DATASETS), ...Object.keys(DATASET_ALIASES)];
+    const hint = didYouMean(name, known, (d) => `'${d}'`);
+    throw new TaskOptionError(`task.options.${key}: got ${JSON.stringify(name)}, expected one of ${known.map((d) => `'${d}'`).join(', ')}${hint ? `; ${hint}` : ''}`);
   }
   return resolved;
 }

@@ -35,7 +35,7 @@ import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts';
 import { jointTreeRollout } from '../workflow/joint-tree-sampling.ts';
 import { engineSampler, rollout, treeRollout, withPolicies, BASE_POLICY, type ActionSampler, type Episode, type RewardAssignment, type TaskEnv, type Workflow } from '../workflow/index.ts';
 import { intOption, numberOption, oneOfOption, optionError, rejectUnknown, stringOption, TaskOptionError, type Options } from './options.ts';
-import { loadProblemSets, stepProblems, type DatasetChoice, type ProblemSets, type SplitChoice } from './problem-source.ts';
+import { datasetName, loadProblemSets, stepProblems, type DatasetChoice, type ProblemSets, type SplitChoice } from './problem-source.ts';
 import { DEFAULT_TINY_SHAPE, taskCharTokenizer, tinyEngine, type TinyModelShape } from './tiny-model.ts';
 import { WORKFLOW_NAMES, buildWorkflow, defaultAnswerRole, type WorkflowChoice } from './workflow-catalog.ts';
 
@@ -287,6 +287,10 @@ export function taskTokenizer(spec: string): Tokenizer {
 
 export function createWorkflowTask(raw: Options = {}, deps: WorkflowTaskDeps = {}): WorkflowTask {
   const options = parseWorkflowTaskOptions(raw);
+  // The dataset names are checked before the tokenizer is opened: a misspelt name is reported as
+  // itself, not as whatever opening a tokenizer folder ran into first.
+  datasetName(options.dataset.name, 'dataset');
+  if (options.split.heldOut) datasetName(options.split.heldOut.name, 'heldOutDataset');
   return new WorkflowTask(options, deps.tokenizer ?? taskTokenizer(options.tokenizer), deps);
 }
 

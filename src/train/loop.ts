@@ -25,7 +25,9 @@ import { deriveSeed } from '../core/rng.ts';
 import { stderrNotice, type Notice } from '../core/notice.ts';
 import { moments, explainedVariance } from '../core/statistics.ts';
 import { saveCheckpoint } from '../runs/checkpoint.ts';
-import { MetricsLog, ProgressBar, type StepMetrics } from '../runs/metrics-log.ts';
+import { MetricsLog, type StepMetrics } from '../runs/metrics-log.ts';
+import { openTrackers } from '../runs/trackers/index.ts';
+import { readEvaluations, writeEvaluations, type EvaluationRecord, type RecordedEvaluation } from '../runs/evaluation-record.ts';
 import { cleanRunFolder, resumeRun } from '../runs/resume.ts';
 import { acquireRunLock, LOCK_FILE, type RunLock } from '../runs/run-lock.ts';
 import { finiteCheckpoint, guardedStep, stepDivergence } from '../runs/step-guard.ts';
@@ -48,7 +50,10 @@ export interface TrainOptions {
   task: Task;
   /** metrics.jsonl and checkpoints/ go here; a checkpoint found here is resumed. */
   runDir: string;
-  /** Progress bar on stderr (default: when stderr is a terminal). */
+  /**
+   * The console tracker of log.to (src/runs/trackers/console.ts): false silences it, true draws the
+   * bar; default: the bar on a terminal, plain lines (log.every, log.everySeconds) elsewhere.
+   */
   progress?: boolean;
   /** Stop (after checkpointing) once this many steps are complete, as if the run were interrupted there; default: train.steps. */
   stopAtStep?: number;
@@ -60,6 +65,11 @@ export interface TrainOptions {
    * src/runs/config-change.ts). Default false: any difference is refused, naming the keys.
    */
   acceptConfigChange?: boolean;
+  /**
+   * Score the held-out problems before the first step and after the last (default true; RUN/evaluations.json).
+   * false: a caller that evaluates the policies itself (the MAS-OPD study) skips them.
+   */
+  evaluateBeforeAfter?: boolean;
   /** Where notices go (a stale lock taken over, a damaged checkpoint skipped); default: one line each on stderr. */
   notice?: Notice;
   /**
@@ -79,6 +89,10 @@ export interface TrainResult {
   resumedFrom: number | null;
   /** Folder of the final checkpoint. */
   checkpoint: string;
+  /** Held-out score of the policies before the first step (RUN/evaluations.json; null when the run's record lacks it). */
+  evalBefore: RecordedEvaluation | null;
+  /** Held-out score after the last step (null when the run stopped before train.steps). */
+  evalAfter: RecordedEvaluation | null;
 }
 
 function criticSpec(config: MarftConfig): ValueHeadSpec {
@@ -239,13 +253,6 @@ async function trainStep(run: RunContext, step: number, state: TrainerState): Pr
   return { metrics: m, state: next };
 }
 
-/** The progress line's note: reward, value loss, and the critic's explained variance per agent position. */
-function progressNote(m: StepMetrics): string {
-  const ev = Object.keys(m).filter((k) => k.startsWith('explained_variance/pos')).map((k) => (m[k] === null ? '-' : Number(m[k]).toFixed(2)));
-  if (m.value_loss === null || m.value_loss === undefined) return `score ${Number(m.score_mean).toFixed(3)}`;
-  return `score ${Number(m.score_mean).toFixed(3)} vloss ${Number(m.value_loss).toFixed(4)} ev ${ev.join('/')}`;
-}
-
 /** What the loop runs: a run's options and the plan (src/run/train.ts's train() builds it with planFor). */
 export interface LoopOptions extends TrainOptions {
   plan: AlgorithmPlan;
@@ -278,30 +285,52 @@ export async function trainLoop(options: LoopOptions): Promise<TrainResult> {
       await createTrainables(engine, config, plan);
     }
 
-    const bar = new ProgressBar(config.train.steps, options.progress);
-    let checkpoint = resumed?.dir ?? '';
-    const stop = Math.min(config.train.steps, options.stopAtStep ?? config.train.steps);
-    for (let step = start; step < stop; step++) {
-      const state = trainerState;
-      const done = await guardedStep(step, config, engine, trainables, () => trainStep(run, step, state));
-      const m = done.metrics;
-      trainerState = done.state;
-      if (config.train.evalEvery > 0 && (step + 1) % config.train.evalEvery === 0) m.eval_score = (await evaluatePolicies(engine, task, config, plan.policies)).score;
-      // A diverged step stops the run before it is checkpointed; its line stays in metrics.jsonl for diagnosis.
-      const diverged = await stepDivergence(step, m, config, engine, trainables);
-      await log.append(m);
-      if (diverged) throw diverged;
-      await options.onStep?.(m);
-      bar.update(step + 1, progressNote(m));
-      if ((step + 1) % config.train.checkpointEvery === 0 || step + 1 === stop) {
-        const covered = (await log.lines()).slice(0, step + 1).join('');
-        checkpoint = await finiteCheckpoint(step, config, () =>
-          saveCheckpoint(engine, runDir, { step: step + 1, metricsLines: step + 1, seed: config.seed, adapters, critics, trainer: trainerState, config }, config.train.keepCheckpoints, covered),
-        );
+    // Held-out scores before the first step and after the last (docs/config.md, train.evalEvery).
+    const evaluations: EvaluationRecord = resumed ? await readEvaluations(runDir) : { before: null, after: null };
+    const evaluate = async (step: number): Promise<RecordedEvaluation> => ({ step, ...(await evaluatePolicies(engine, task, config, plan.policies)) });
+    const tracker = await openTrackers(config, { runDir, totalSteps: config.train.steps, startStep: start, previous: await log.read() }, options.progress);
+    try {
+      const beforeAfter = options.evaluateBeforeAfter !== false;
+      if (!resumed && beforeAfter) {
+        evaluations.before = await evaluate(0);
+        await writeEvaluations(runDir, evaluations);
+        await tracker.evaluation({ when: 'before', ...evaluations.before });
       }
+      let checkpoint = resumed?.dir ?? '';
+      let lastEval: RecordedEvaluation | null = null;
+      const stop = Math.min(config.train.steps, options.stopAtStep ?? config.train.steps);
+      for (let step = start; step < stop; step++) {
+        const state = trainerState;
+        const done = await guardedStep(step, config, engine, trainables, () => trainStep(run, step, state));
+        const m = done.metrics;
+        trainerState = done.state;
+        if (config.train.evalEvery > 0 && (step + 1) % config.train.evalEvery === 0) {
+          lastEval = await evaluate(step + 1);
+          m.eval_score = lastEval.score;
+        }
+        // A diverged step stops the run before it is checkpointed; its line stays in metrics.jsonl for diagnosis.
+        const diverged = await stepDivergence(step, m, config, engine, trainables);
+        await log.append(m);
+        await tracker.step(m);
+        if (diverged) throw diverged;
+        await options.onStep?.(m);
+        if ((step + 1) % config.train.checkpointEvery === 0 || step + 1 === stop) {
+          const covered = (await log.lines()).slice(0, step + 1).join('');
+          checkpoint = await finiteCheckpoint(step, config, () =>
+            saveCheckpoint(engine, runDir, { step: step + 1, metricsLines: step + 1, seed: config.seed, adapters, critics, trainer: trainerState, config }, config.train.keepCheckpoints, covered),
+          );
+        }
+      }
+      // A finished run resumed again keeps the score it recorded; the last step's train.evalEvery score is that score.
+      if (beforeAfter && stop === config.train.steps && evaluations.after?.step !== stop) {
+        evaluations.after = lastEval?.step === stop ? lastEval : await evaluate(stop);
+        await writeEvaluations(runDir, evaluations);
+        await tracker.evaluation({ when: 'after', ...evaluations.after });
+      }
+      return { plan, metrics: await log.read(), resumedFrom, checkpoint, evalBefore: evaluations.before, evalAfter: stop === config.train.steps ? evaluations.after : null };
+    } finally {
+      await tracker.close();
     }
-    bar.end();
-    return { plan, metrics: await log.read(), resumedFrom, checkpoint };
   } finally {
     if (!options.lock) await lock.release();
   }

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { loadConfig, parseConfig } from '../../src/config/load.ts';
 import { configReference } from '../../src/config/docs.ts';
 import { configSchema } from '../../src/config/schema.ts';
-import { docRows, type SchemaNode } from '../../src/config/schema-dsl.ts';
+import { ConfigError, docRows, type SchemaNode } from '../../src/config/schema-dsl.ts';
 
 test('defaults are the App. B settings', () => {
   const c = parseConfig({});
@@ -55,7 +55,7 @@ test('YAML and JSON files load; a bad file names itself and the key', async () =
   writeFileSync(join(dir, 'b.json'), JSON.stringify({ rollout: { batchSize: 0 } }));
   await assert.rejects(loadConfig(join(dir, 'b.json')), /b\.json: rollout\.batchSize: got 0, expected an integer in \[1, 65536\]/);
   writeFileSync(join(dir, 'c.yaml'), 'a: [1,\n');
-  await assert.rejects(loadConfig(join(dir, 'c.yaml')), /c\.yaml: not valid YAML/);
+  await assert.rejects(loadConfig(join(dir, 'c.yaml')), (e: ConfigError) => /c\.yaml:2:1: not valid YAML: /.test(e.message) && e.frame === '  1 | a: [1,\n> 2 | \n    | ^' || assert.fail(`${e.message}\n${e.frame}`));
 });
 
 test('docs/config.md is generated from the schema and up to date', () => {

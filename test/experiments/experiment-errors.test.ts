@@ -41,7 +41,11 @@ test('a missing configuration, duplicate names, bad seeds and a missing file are
   assertUserError(await experiment(`name: e\nrows:\n${row('a')}columns:\n  - { name: c }\n  - { name: c }\n`), /columns: the name 'c' is used twice$/, 'duplicate columns');
   assertUserError(await experiment(`name: e\nseeds: [0, -1]\nrows:\n${row('a')}${cols}`), /seeds: -1 is not a seed/, 'seed');
   assertUserError(await experiment(`name: e\nrows:\n${row('../a')}${cols}`), /rows\[0\]\.name: '\.\.\/a' is not a usable name/, 'folder name');
-  assertUserError(await experiment(`name: e\nrows: [\n`), /not valid YAML/, 'yaml');
+  // A syntax error is its one line and, under it, the code frame (test/cli/guidance.test.ts).
+  const yaml = await experiment(`name: e\nrows: [\n`);
+  assert.equal(yaml.status, 2);
+  assert.match(yaml.stderr.split('\n')[0]!, /e\d+\.yaml:\d+:\d+: not valid YAML: /);
+  assert.match(yaml.stderr, /\n> +\d+ \| /);
   assertUserError(await runInProcess(['experiment', join(root, 'absent.yaml')]), /absent\.yaml: no such file$/, 'no file');
 });
 

@@ -6,7 +6,6 @@ import { UserError } from '../errors.ts';
 import { startDashboard } from '../../dashboard/server.ts';
 import { discoverRuns } from '../../dashboard/run-sources.ts';
 
-export const summary = 'a local web page of runs\' curves and sampled episodes, live while they train (RUN_DIR... [--port N])';
 
 export const DEFAULT_PORT = 8377;
 

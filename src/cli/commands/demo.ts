@@ -8,8 +8,6 @@ import { UserError } from '../errors.ts';
 import { FULL_SETTINGS, QUICK_SETTINGS, finalJson, runDemo } from '../../demo/run-demo.ts';
 import { FULL_STUDY, QUICK_STUDY, runStudy, STUDY_VARIANTS, type StudyVariant, studyJson } from '../../demo/mas-opd/run-study.ts';
 
-export const summary = 'train a Planner → Solver team with MARFT from scratch and show the held-out gain ([--run-dir DIR] [--seed N] [--quick]); `demo mas-opd`: the MAS-OPD study';
-
 const HELP = `usage: marft demo [--run-dir DIR] [--seed N] [--quick] [--ablation | --no-ablation]
        marft demo mas-opd [--run-dir DIR] [--seed N] [--quick] [--ablation | --no-ablation]
 

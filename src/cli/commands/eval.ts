@@ -5,16 +5,15 @@ import { dirname, join, resolve } from 'node:path';
 import { listFlag, parseArgs, stringFlag } from '../args.ts';
 import { UserError } from '../errors.ts';
 import { loadConfig } from '../../config/load.ts';
-import { ConfigError } from '../../config/schema-dsl.ts';
 import { TaskOptionError } from '../../tasks/options.ts';
 import { latestCheckpoint, loadCheckpoint, readCheckpointState } from '../../runs/checkpoint.ts';
+import { DamagedRunError } from '../../runs/run-errors.ts';
+import type { Engine } from '../../engine/types.ts';
 import { configDifferences, fixedReason } from '../../runs/config-change.ts';
 import type { MarftConfig } from '../../config/schema.ts';
 import { basePolicies, evaluatePolicies } from '../../train/evaluate.ts';
 import { buildRun, buildSamplingModel, buildTask } from '../../run/setup.ts';
 import { planFor } from '../../algorithms/check.ts';
-
-export const summary = 'score a checkpoint, or the untrained system, on held-out problems (CONFIG --checkpoint DIR [--base] | CONFIG --base)';
 
 const HELP = `usage: marft eval CONFIG --checkpoint DIR [--base] [--set KEY=VALUE ...]
        marft eval CONFIG --base [--set KEY=VALUE ...]
@@ -43,6 +42,22 @@ function checkFits(file: string, ckpt: string, trained: MarftConfig | undefined,
   if (fixed.length === 0) return;
   const listed = fixed.map((d) => `${d.key} ${JSON.stringify(d.old)} → ${JSON.stringify(d.new)}`).join(', ');
   throw new UserError(`${file} does not fit the checkpoint ${ckpt}: it differs from the configuration the checkpoint was trained with in ${listed} (${fixed[0]!.key}: ${fixedReason(fixed[0]!.key)})`);
+}
+
+/**
+ * Loads the checkpoint's adapters and critics into `engine`. A checkpoint whose shapes are not the
+ * model's (another model.path, task options that build another model) is one line saying so: the
+ * keys checkFits lets differ can still change what the checkpoint must fit.
+ */
+async function loadInto(engine: Engine, taskVocab: number, ckpt: string, file: string): Promise<void> {
+  const vocab = engine.info.vocabSize;
+  if (vocab < taskVocab) throw new UserError(`${file} does not fit the checkpoint ${ckpt}: its task needs a vocabulary of ${taskVocab} ids, the model has ${vocab} (task.options or model.path differ from the run's)`);
+  try {
+    await loadCheckpoint(engine, ckpt, { optimiser: false });
+  } catch (err) {
+    if (err instanceof DamagedRunError) throw err;
+    throw new UserError(`${file} does not fit the checkpoint ${ckpt}: ${(err as Error).message.split('\n')[0]} (model.path or task.options differ from the run's?)`);
+  }
 }
 
 export async function run(args: string[]): Promise<number> {
@@ -79,7 +94,12 @@ export async function run(args: string[]): Promise<number> {
     checkFits(file, ckpt, state.config, config);
     const runDir = dirname(dirname(ckpt));
     const { engine, bundle } = await buildRun(config, existsSync(join(runDir, 'base')) ? runDir : undefined);
-    await loadCheckpoint(engine, ckpt, { optimiser: false });
+    try {
+      await loadInto(engine, bundle.vocabSize, ckpt, file);
+    } catch (err) {
+      await engine.dispose();
+      throw err;
+    }
     const plan = planFor(config, bundle.task);
     const rows: [string, number, number[]][] = [];
     if (parsed.flags.has('base')) {
@@ -94,8 +114,9 @@ export async function run(args: string[]): Promise<number> {
     await engine.dispose();
     return 0;
   } catch (err) {
-    // A task's option that does not fit the model shows up only once the engine exists.
-    if (err instanceof ConfigError || err instanceof TaskOptionError) throw new UserError(err.message);
+    // A task's option that does not fit the model shows up only once the engine exists (a
+    // ConfigError, a syntax error's code frame included, goes to the dispatcher as it is).
+    if (err instanceof TaskOptionError) throw new UserError(err.message);
     throw err;
   }
 }

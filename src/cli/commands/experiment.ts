@@ -4,11 +4,10 @@ import { resolve } from 'node:path';
 import { listFlag, parseArgs, stringFlag } from '../args.ts';
 import { UserError } from '../errors.ts';
 import { readExperimentFile, selectRows, validateExperiment } from '../../experiments/experiment-file.ts';
+import { checkModelFolders } from '../../experiments/folder-check.ts';
 import { ExperimentInterrupted, interruptExperiment } from '../../experiments/marft-child.ts';
 import { planExperiment, planText, runExperiment, writeTable } from '../../experiments/runner.ts';
 import { tableMarkdown } from '../../experiments/table.ts';
-
-export const summary = 'rerun a table: train every row × seed of an experiment file, evaluate on every column, write mean ± std (FILE [--out DIR])';
 
 const HELP = `usage: marft experiment FILE [--out DIR] [--rows a,b] [--set KEY=VALUE ...] [--dry-run | --table]
 
@@ -23,7 +22,9 @@ row, one column per benchmark plus the average: mean ± sample std (n − 1) ove
   --rows a,b         only these rows (the table still lists every row; missing cells say so)
   --set KEY=VALUE    change one configuration key of every row (repeatable; after the file's own
                      set), e.g. --set model.path=PATH/TO/MODEL
-  --dry-run          check the file and print the plan: runs, evaluations, what is already done
+  --dry-run          check the file (every configuration loads, every model.path and MAS-OPD
+                     teacher.path is a model folder) and print the plan: runs (row × seed; base
+                     rows train nothing), evaluations (run × column), what is already done
   --table            write the table from DIR/results.jsonl alone, training and evaluating nothing`;
 
 export async function run(args: string[]): Promise<number> {
@@ -47,6 +48,7 @@ export async function run(args: string[]): Promise<number> {
   const rows = selectRows(exp, rowsFlag === undefined ? undefined : rowsFlag.split(',').map((s) => s.trim()).filter((s) => s !== ''));
   const sets = listFlag(parsed, 'set');
   await validateExperiment({ ...exp, rows }, sets);
+  await checkModelFolders(exp, rows, sets);
   const opts = { out, rows, sets };
   if (parsed.flags.has('dry-run')) {
     console.log(planText(exp, await planExperiment(exp, opts), out));

@@ -13,7 +13,6 @@ import { TaskOptionError } from '../../tasks/options.ts';
 import { writeMergedFolder } from '../../export/hf-folder.ts';
 import { defaultGgufPython, ggufPythonProblem, writeGguf } from '../../export/gguf-file.ts';
 
-export const summary = 'write one trained agent as a model, its adapter merged into the base (CHECKPOINT --agent NAME --hf DIR | --gguf FILE)';
 
 const HELP = `usage: marft export CHECKPOINT --agent NAME (--hf DIR | --gguf FILE) [--python PY]
 

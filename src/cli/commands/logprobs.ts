@@ -7,8 +7,6 @@ import { UserError } from '../errors.ts';
 import { checkInputFile, readInputLines } from '../input-lines.ts';
 import { loadEngine, loadTorchEngine, type Engine, type Target } from '../../engine/index.ts';
 
-export const summary = 'print per-token log-probs of token sequences (--model DIR [--adapter DIR] --input FILE.jsonl)';
-
 const HELP = `usage: marft logprobs --model DIR [--adapter DIR] --input FILE.jsonl [--temperature T] [--engine embedded|torch]
 
 Reads one JSON object per line, {"tokens": [id, ...]} with at least one token, and prints one line

@@ -6,7 +6,6 @@ import { TaskOptionError } from '../../tasks/options.ts';
 import { openServedRun } from '../../serve/served-run.ts';
 import { startServer } from '../../serve/server.ts';
 
-export const summary = 'serve a trained run\'s agents and base as an OpenAI-compatible server (RUN_OR_CHECKPOINT [--port N] [--team])';
 
 const HELP = `usage: marft serve RUN_OR_CHECKPOINT [--port N] [--host H] [--team] [--batch-window MS]
 

@@ -5,7 +5,6 @@ import { UserError } from '../errors.ts';
 import { SamplesFormatError, type SampleEpisode, readSamplesFile, sampleSteps, stepSamplesFile } from '../../runs/samples.ts';
 import { episodeText } from '../samples-text.ts';
 
-export const summary = "print a run's sampled episodes: each agent's turns, text and per-token advantages (RUN [--step N] [--episode E] [--agent NAME])";
 
 const HELP = `usage: marft show RUN [--step N] [--episode E] [--agent NAME]
 

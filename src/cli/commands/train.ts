@@ -5,7 +5,6 @@ import { join, resolve } from 'node:path';
 import { listFlag, parseArgs, stringFlag } from '../args.ts';
 import { UserError } from '../errors.ts';
 import { loadConfig } from '../../config/load.ts';
-import { ConfigError } from '../../config/schema-dsl.ts';
 import { TaskOptionError } from '../../tasks/options.ts';
 import type { MarftConfig } from '../../config/schema.ts';
 import { latestCheckpoint, writeFileAtomic } from '../../runs/checkpoint.ts';
@@ -18,16 +17,18 @@ import { openTeacher } from '../../run/teacher.ts';
 import { train } from '../../run/train.ts';
 import { planFor } from '../../algorithms/check.ts';
 
-export const summary = 'train a multi-agent system with MARFT, a baseline or MAS-OPD (CONFIG --run-dir DIR, or --resume DIR)';
-
 const HELP = `usage: marft train CONFIG --run-dir DIR [--set KEY=VALUE ...] [--no-progress]
        marft train --resume DIR [--set KEY=VALUE ...] [--accept-config-change] [--no-progress]
 
 Trains the agents of CONFIG (YAML or JSON, see docs/config.md) with the configured algorithm
 (algorithm: mas-opd distils them from the model at teacher.path, docs/mas-opd.md).
-DIR receives config.json (the resolved configuration), metrics.jsonl (one JSON line per step) and
-checkpoints/ (adapters, critic, optimiser state, step; written atomically). --resume continues a
-run from its last checkpoint with the metrics an uninterrupted run would have produced.
+DIR receives config.json (the resolved configuration), metrics.jsonl (one JSON line per step),
+evaluations.json (the held-out score before the first step and after the last), checkpoints/
+(adapters, critic, optimiser state, step; written atomically) and what log.to asks for
+(tensorboard/, metrics.csv). Progress goes to stderr: a bar on a terminal, otherwise a plain line
+every log.every steps or log.everySeconds. The last stdout line is JSON: runDir, steps, resumedFrom,
+checkpoint, score_mean (the last step's), eval_before and eval_after (held-out scores). --resume
+continues a run from its last checkpoint with the metrics an uninterrupted run would have produced.
 
   --set KEY=VALUE           change one key of the configuration (repeatable), e.g. --set
                             actor.optim.lr=3e-4 --set policy.targetModules=[q_proj,v_proj]; VALUE is
@@ -35,7 +36,7 @@ run from its last checkpoint with the metrics an uninterrupted run would have pr
   --accept-config-change    with --resume: continue with a configuration that differs from the
                             checkpoint's (an edited config.json); --set implies it. The change is
                             recorded in DIR/config-changes.jsonl
-  --no-progress             no progress bar on stderr`;
+  --no-progress             nothing on stderr while training (no bar, no progress lines)`;
 
 /** The resumed run's configuration: its config.json, changed by the --set overrides. */
 async function readRunConfig(dir: string, sets: string[]): Promise<MarftConfig> {
@@ -117,15 +118,16 @@ export async function run(args: string[]): Promise<number> {
       const acceptConfigChange = resumeDir !== undefined && (sets.length > 0 || parsed.flags.has('accept-config-change'));
       const result = await train({ config, engine, task: bundle.task, runDir, progress: parsed.flags.has('no-progress') ? false : undefined, acceptConfigChange, lock, ...(teacher ? { teacher } : {}) });
       const last = result.metrics[result.metrics.length - 1];
-      console.log(JSON.stringify({ runDir, steps: result.metrics.length, resumedFrom: result.resumedFrom, checkpoint: result.checkpoint, score_mean: last?.score_mean ?? null }));
+      console.log(JSON.stringify({ runDir, steps: result.metrics.length, resumedFrom: result.resumedFrom, checkpoint: result.checkpoint, score_mean: last?.score_mean ?? null, eval_before: result.evalBefore?.score ?? null, eval_after: result.evalAfter?.score ?? null }));
     } finally {
       await engine.dispose();
       await teacher?.dispose();
     }
     return 0;
   } catch (err) {
-    // A task's option that does not fit the model shows up only once the engine exists.
-    if (err instanceof ConfigError || err instanceof TaskOptionError) throw new UserError(err.message);
+    // A task's option that does not fit the model shows up only once the engine exists (a
+    // ConfigError, a syntax error's code frame included, goes to the dispatcher as it is).
+    if (err instanceof TaskOptionError) throw new UserError(err.message);
     // vLLM serving an adapter differently from the trainer stops the run in one line (docs/scaling.md).
     if (err instanceof SamplerMismatchError) throw new UserError(err.message);
     throw err;

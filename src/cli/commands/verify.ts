@@ -23,8 +23,6 @@ import { verifyCode, parsePyJson, type CodeTests, type PyJson } from '../../veri
 import { TimedMathJudge, type JudgeScoring, type TimedVerdict } from '../../verify/math/timed-judge.ts';
 import { BENCHMARK_SCORERS, BENCHMARK_NAMES, type BenchmarkProblemInfo } from '../../verify/math/benchmarks/index.ts';
 
-export const summary = 'judge programs (code) or maths answers (math) from a JSONL file';
-
 /** Default time limit for judging one maths line: comparisons take well under a millisecond to a few hundred. */
 export const MATH_LINE_TIMEOUT_S = 10;
 

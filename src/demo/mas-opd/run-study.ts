@@ -190,6 +190,8 @@ export async function runStudy(options: { runDir: string; seed: number; settings
         teacher,
         runDir: join(runDir, 'runs', `${variant.name.replace(/[^A-Za-z0-9]+/g, '-').replace(/-+$/, '').toLowerCase()}-seed${runSeed}`),
         progress: false,
+        // The study scores the students itself (greedy, before and after), through the pair's own rollout.
+        evaluateBeforeAfter: false,
         onStep: (m) => {
           const n = Number(m.step) + 1;
           if (n === 1 || n % 10 === 0 || n === s.steps) {

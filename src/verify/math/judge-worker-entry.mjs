@@ -1,6 +1,14 @@
-// Entry of the thread that judges maths answers for timed-judge.ts. Worker threads do not inherit the
-// main thread's TypeScript loader, so this plain module registers tsx (as bin/marft.mjs does) first.
-import { register } from 'tsx/esm/api';
+// Entry of the thread that judges maths answers for timed-judge.ts. Worker threads do not inherit
+// the main thread's TypeScript loader: in the built package (dist/, where this file is copied next
+// to the compiled judge-worker.js) the compiled module is imported; next to the sources, tsx is
+// registered first (as bin/marft.mjs does) and the TypeScript imported.
+import { existsSync } from 'node:fs';
 
-register();
-await import('./judge-worker.ts');
+const compiled = new URL('./judge-worker.js', import.meta.url);
+if (existsSync(compiled)) {
+  await import(compiled.href);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('./judge-worker.ts');
+}
