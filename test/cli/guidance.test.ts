@@ -20,7 +20,7 @@ const tabular = new URL('../../examples/coordination-tabular.yaml', import.meta.
 
 test('did you mean: a command, an option, a configuration key, a value, a task, a dataset', async () => {
   const run = join(dir, 'never');
-  assertUserError(await runInProcess(['trian']), /^marft: unknown command 'trian'; did you mean 'train'\? Commands: demo, eval, /, 'command');
+  assertUserError(await runInProcess(['trian']), /^marft: unknown command 'trian'; did you mean 'train'\? Commands: dashboard, demo, eval, /, 'command');
   assertUserError(await runInProcess(['xyz']), /^marft: unknown command 'xyz'\. Commands: /, 'no near command: no guess');
   assertUserError(await runInProcess(['train', tabular, '--run-dri', run]), /^marft train: unknown option --run-dri; did you mean --run-dir\? \(known: /, 'option');
   assertUserError(await runInProcess(['eval', tabular, '--chekpoint', run]), /unknown option --chekpoint; did you mean --checkpoint\?/, 'eval option');
