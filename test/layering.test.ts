@@ -10,6 +10,8 @@ import { sourceImports, type SourceImport } from './imports.ts';
 export const LAYERS = [
   'core', 'eval', 'engine', 'tokenizer', 'config', 'sandbox', 'verify', 'workflow', 'env', 'runs', 'plots',
   'train', 'opd', 'algorithms', 'tasks', 'run', 'experiments', 'export', 'serve', 'dashboard', 'demo', 'cli',
+  // src/index.ts: the package's public entry (docs/library.md), above everything it re-exports.
+  'index',
 ] as const;
 
 const layerOf = (file: string): string => file.split('/')[1]!.replace(/\.(ts|mts|mjs|js)$/, '');
