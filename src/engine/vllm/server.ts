@@ -87,7 +87,10 @@ export class VllmServer {
       ...(o.extraArgs ?? [])];
     // Its own process group, so that stop() reaches its engine core and workers too, and one that
     // ends when marft does, even when stop() is never reached (./server-process.ts).
-    const child = spawnServerGroup(o.python, args, { ...process.env, ...o.env, VLLM_ALLOW_RUNTIME_LORA_UPDATING: 'True' });
+    // VLLM_HTTP_TIMEOUT_KEEP_ALIVE: vLLM closes a connection idle for 5 s by default, and a training
+    // step that keeps Node's event loop busy for longer (SmolLM2-135M's does) leaves fetch to reuse a
+    // pooled connection it has not yet seen closed: "fetch failed: other side closed". An hour instead.
+    const child = spawnServerGroup(o.python, args, { VLLM_HTTP_TIMEOUT_KEEP_ALIVE: '3600', ...process.env, ...o.env, VLLM_ALLOW_RUNTIME_LORA_UPDATING: 'True' });
     const server = new VllmServer(child, `http://127.0.0.1:${port}/v1`);
     const spawnError = new Promise<Error>((resolve) => child.once('error', resolve));
     const deadline = Date.now() + (o.startTimeoutMs ?? 300_000);
