@@ -173,6 +173,8 @@ export const configSchema = obj('a MARFT training run', {
     to: someOf('console: progress on stderr (on a terminal a bar with the elapsed time, the time left and tokens/s; elsewhere a plain line, see log.every); tensorboard: TensorBoard event files in RUN/tensorboard/ (W&B: wandb sync --sync-tensorboard RUN/tensorboard); csv: RUN/metrics.csv, metrics.jsonl as a table', LOG_TARGETS, ['console']),
     every: int('console off a terminal: a plain line every N steps (0 = by time only); the first and the last step always print one', 10, 0, BOUND.steps),
     everySeconds: num('console off a terminal: a plain line once this many seconds have passed since the last one (0 = by steps only)', 60, { min: 0 }),
+    samplesEvery: int('write RUN/samples/step-N.jsonl (each agent’s turns, tokens, log-probs, rewards and per-token advantages or teacher gaps; docs/dashboard.md) every N steps and at the last step (0 = never)', 10, 0, BOUND.steps),
+    samplesEpisodes: int('episodes per samples file (the first ones of the step’s batch)', 4, 1, BOUND.episodes),
   }),
 });
 

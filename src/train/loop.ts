@@ -27,6 +27,8 @@ import { moments, explainedVariance } from '../core/statistics.ts';
 import { saveCheckpoint } from '../runs/checkpoint.ts';
 import { MetricsLog, type StepMetrics } from '../runs/metrics-log.ts';
 import { openTrackers } from '../runs/trackers/index.ts';
+import { writeStepSamples, type SampleRecord } from '../runs/samples.ts';
+import { sampleRecords } from './samples.ts';
 import { readEvaluations, writeEvaluations, type EvaluationRecord, type RecordedEvaluation } from '../runs/evaluation-record.ts';
 import { cleanRunFolder, resumeRun } from '../runs/resume.ts';
 import { acquireRunLock, LOCK_FILE, type RunLock } from '../runs/run-lock.ts';
@@ -163,7 +165,13 @@ function warmupSteps(config: MarftConfig, plan: AlgorithmPlan): number {
   return plan.critics === null ? 0 : config.critic.warmupSteps;
 }
 
-async function trainStep(run: RunContext, step: number, state: TrainerState): Promise<{ metrics: StepMetrics; state: TrainerState }> {
+/** Whether step `step` writes a samples file: every log.samplesEvery steps and the run's last step. */
+function samplesDue(config: MarftConfig, step: number): boolean {
+  const every = config.log.samplesEvery;
+  return every > 0 && (step % every === 0 || step + 1 === config.train.steps);
+}
+
+async function trainStep(run: RunContext, step: number, state: TrainerState): Promise<{ metrics: StepMetrics; state: TrainerState; samples: SampleRecord[] | null }> {
   const { engine, task, config, plan } = run;
   const started = performance.now();
   const { rollout, train, critic } = config;
@@ -250,7 +258,8 @@ async function trainStep(run: RunContext, step: number, state: TrainerState): Pr
   const seconds = (performance.now() - started) / 1000;
   const generated = actions.reduce((s, a) => s + a.length, 0);
   Object.assign(m, { tokens_generated: generated, tokens_per_s: generated / Math.max(1e-9, rolloutSeconds), rollout_time_s: rolloutSeconds, step_time_s: seconds });
-  return { metrics: m, state: next };
+  const samples = samplesDue(config, step) ? sampleRecords(episodes, actions, plan, task.tokenizer, config.log.samplesEpisodes) : null;
+  return { metrics: m, state: next, samples };
 }
 
 /** What the loop runs: a run's options and the plan (src/run/train.ts's train() builds it with planFor). */
@@ -313,6 +322,7 @@ export async function trainLoop(options: LoopOptions): Promise<TrainResult> {
         await log.append(m);
         await tracker.step(m);
         if (diverged) throw diverged;
+        if (done.samples) await writeStepSamples(runDir, step, done.samples, config.log.samplesEpisodes);
         await options.onStep?.(m);
         if ((step + 1) % config.train.checkpointEvery === 0 || step + 1 === stop) {
           const covered = (await log.lines()).slice(0, step + 1).join('');

@@ -4,6 +4,7 @@
 // src/tasks/toy/ implement it directly on token ids. Configurations name tasks through
 // src/run/task-registry.ts; the trainer knows none by name.
 import type { Engine, SamplingEngine } from '../engine/types.ts';
+import type { Tokenizer } from '../tokenizer/types.ts';
 import type { Episode } from '../workflow/trajectory.ts';
 
 export interface Sampling {
@@ -59,6 +60,8 @@ export interface EvalRequest {
 export interface Task {
   /** Agent names in execution order. */
   readonly agents: readonly string[];
+  /** The tokenizer its episodes' tokens are in, when it has one (samples files show each token's text); toy tasks on raw ids have none. */
+  readonly tokenizer?: Pick<Tokenizer, 'decode'>;
   /** The task answers RolloutRequest.treeBranches with tree-sampled episodes. */
   readonly treeSampling?: boolean;
   /** The task answers RolloutRequest.jointTree with trees of joint samples. */

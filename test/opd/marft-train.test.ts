@@ -18,6 +18,7 @@ import { opdSettingsOf } from '../../src/opd/config-settings.ts';
 import { distillationOf } from '../../src/opd/distillable-task.ts';
 import { trainOpd } from './reference/opd-train.ts';
 import { adapterDiff } from '../engine/adapter-diff.ts';
+import { readStepSamples, sampleSteps } from '../../src/runs/samples.ts';
 import { train } from '../../src/run/train.ts';
 import { planFor } from '../../src/algorithms/check.ts';
 import type { StepMetrics } from '../../src/runs/metrics-log.ts';
@@ -78,6 +79,16 @@ test('the pipeline runs MAS-OPD\'s maths: the reference step\'s adapters within 
     assert.notEqual(m.importance_weight_mean, 1, 'the second minibatch (opd.minibatchSize 1) is importance-weighted');
     assert.equal(m.importance_capped_fraction, 0, 'no ratio reaches actor.behaviourCap, so the cap changes nothing here');
   }
+  // Samples (log.samplesEvery 10: the first step and the last): MAS-OPD's per-token teacher gaps and advantages, every action's role.
+  const samples = await readStepSamples(runDir, 0);
+  assert.ok(samples.length > 0);
+  for (const a of samples.flatMap((e) => e.actions).filter((x) => x.tokens.length > 0)) {
+    assert.equal(a.teacherGap!.length, a.tokens.length);
+    assert.equal(a.advantages!.length, a.tokens.length);
+    assert.ok(a.messages && a.messages.length > 0, 'the chat messages the agent saw');
+    assert.ok(['Reasoner', 'Tool-User'].includes(a.role), a.role);
+  }
+  assert.deepEqual(await sampleSteps(runDir), [0, 1]);
   // The checkpoint: both role adapters with their optimiser state, and the trainer's state.
   const cp = result.checkpoint;
   assert.deepEqual(readdirSync(join(cp, 'adapters')).sort(), ['opd-reasoner', 'opd-tool-user']);
