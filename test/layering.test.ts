@@ -8,7 +8,7 @@ import { sourceImports, type SourceImport } from './imports.ts';
 
 /** The folders of src/ from the bottom up; a single file directly under src/ counts as its own name. */
 export const LAYERS = [
-  'core', 'eval', 'engine', 'tokenizer', 'config', 'sandbox', 'verify', 'workflow', 'env', 'runs', 'plots',
+  'core', 'engine', 'tokenizer', 'config', 'sandbox', 'verify', 'workflow', 'env', 'runs', 'plots',
   'train', 'opd', 'algorithms', 'tasks', 'run', 'experiments', 'export', 'serve', 'dashboard', 'demo', 'cli',
   // src/index.ts: the package's public entry (docs/library.md), above everything it re-exports.
   'index',

@@ -25,7 +25,7 @@ const COMMANDS: Record<string, CommandEntry> = {
     load: () => import('./commands/demo.ts'),
   },
   eval: {
-    summary: 'score a checkpoint, or the untrained system, on held-out problems (CONFIG --checkpoint DIR [--base] | CONFIG --base)',
+    summary: 'score a checkpoint, or the untrained system, on held-out problems: mean over decoding seeds, pass@k (CONFIG --checkpoint DIR [--base] | CONFIG --base) [--output FILE]',
     load: () => import('./commands/eval.ts'),
   },
   experiment: {

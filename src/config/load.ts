@@ -1,14 +1,15 @@
 // Reading configuration files (YAML or JSON) into a validated MarftConfig.
 import { readFile, stat } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
+import { applyEvalProtocol } from './eval-protocols.ts';
 import { applyOverrides, parseOverride } from './overrides.ts';
 import { configSchema, type MarftConfig } from './schema.ts';
 import { ConfigError, validate } from './schema-dsl.ts';
 import { syntaxError } from './yaml-error.ts';
 
-/** Validates an already-parsed object (defaults filled in). */
+/** Validates an already-parsed object (defaults filled in: a named eval.protocol's first, src/config/eval-protocols.ts). */
 export function parseConfig(raw: unknown): MarftConfig {
-  return validate(configSchema, raw);
+  return validate(configSchema, applyEvalProtocol(raw));
 }
 
 /** Why a file cannot be read, in words. */

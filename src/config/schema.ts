@@ -2,6 +2,7 @@
 // docs/config.md is generated from this file (src/config/docs.ts); test/config checks it is current.
 import { ALL_LINEAR_MODULES, ENGINE_KINDS, SERVED_ENGINE_KINDS } from '../engine/types.ts';
 import { ACTION_NORMALISATIONS, ALGORITHMS, GROUP_KEYS, GROUP_SCALES, LOG_TARGETS, ROLE_LINE_RULES, SCHEDULE_KINDS, TURN_WEIGHTINGS, VALUE_LOSS_KINDS } from './choices.ts';
+import { EVAL_PROTOCOL_NAMES, EVAL_PROTOCOLS } from './eval-protocols.ts';
 import { bool, int, num, numbers, obj, oneOf, record, someOf, str, type Bound, type Infer } from './schema-dsl.ts';
 
 /** Episodes of one step (or of one evaluation seed), which are held in memory together. */
@@ -163,10 +164,11 @@ export const configSchema = obj('a MARFT training run', {
     evalEvery: int('also score held-out problems every N steps (eval_score in metrics.jsonl; 0 = never between). A run always scores them before its first step and after its last (RUN/evaluations.json, eval_before and eval_after in marft train’s final line)', 0, 0, BOUND.steps),
   }),
   eval: obj('held-out evaluation (spec section 7)', {
+    protocol: oneOf(`a paper's evaluation protocol (docs/training.md, "Evaluation protocols"); it supplies the eval keys left out and refuses a decoding key written otherwise: ${Object.entries(EVAL_PROTOCOLS).map(([n, p]) => `${n}: ${p.description}`).join('; ')}; custom: the eval keys as written`, EVAL_PROTOCOL_NAMES, 'custom'),
     temperature: num('sampling temperature', 0.6, { min: 0 }),
     topP: num('nucleus sampling (1 = off)', 1.0, { min: 0, max: 1, minExclusive: true }),
     topK: int('top-k (0 = off)', 0, 0, BOUND.topK),
-    seeds: int('decode every problem once per seed; the score is the mean of the per-seed averages', 5, 1, BOUND.evalSeeds),
+    seeds: int('decode every problem once per seed (n of pass@k); the score is the mean of the per-seed averages', 5, 1, BOUND.evalSeeds),
     problems: int('held-out problems scored (0 = all the task offers)', 0, 0, BOUND.evalProblems),
   }),
   log: obj('where a training run reports besides RUN/metrics.jsonl (docs/training.md, “Watching a run”); these keys may change when a run resumes', {

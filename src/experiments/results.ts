@@ -11,6 +11,8 @@ export interface ExperimentResult {
   /** Mean of the per-eval-seed averages (src/train/evaluate.ts). */
   score: number;
   perSeed: number[];
+  /** passAtK[k − 1]: the run's pass@k for k = 1..eval.seeds (absent in lines written before it existed). */
+  passAtK?: number[];
   problems: number;
   /** The checkpoint's completed training steps; null for a prompt-only (base) row. */
   step: number | null;
@@ -22,7 +24,7 @@ export const resultKey = (row: string, seed: number, column: string): string => 
 function isResult(v: unknown): v is ExperimentResult {
   const r = v as ExperimentResult;
   return typeof r === 'object' && r !== null && typeof r.row === 'string' && typeof r.column === 'string' && Number.isInteger(r.seed) &&
-    typeof r.score === 'number' && Array.isArray(r.perSeed) && typeof r.problems === 'number';
+    typeof r.score === 'number' && Array.isArray(r.perSeed) && typeof r.problems === 'number' && (r.passAtK === undefined || Array.isArray(r.passAtK));
 }
 
 /**

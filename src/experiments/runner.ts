@@ -3,6 +3,8 @@
 // finished), then scored on every column by `marft eval`, each result appended to OUT/results.jsonl
 // the moment it exists. Everything is decided from what is on disk, so a rerun after any
 // interruption continues where the last one stopped, and recomputes nothing already recorded.
+// At the end of every call the outputs are rebuilt from results.jsonl (and the runs' metrics.jsonl):
+// table.md, table.json, results.json and curves/<column>.svg.
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { MarftConfig } from '../config/schema.ts';
@@ -14,6 +16,9 @@ import { runMarft } from './marft-child.ts';
 import { appendResult, readResults, resultKey, type ExperimentResult } from './results.ts';
 import { runStatus, type RunStatus } from './run-status.ts';
 import { buildTable, tableMarkdown, type ExperimentTable } from './table.ts';
+import { buildResultsJson } from './results-json.ts';
+import { writeCurves } from './curves.ts';
+import { ExperimentProgress } from './progress.ts';
 
 export interface ExperimentOptions {
   out: string;
@@ -116,6 +121,14 @@ async function runPlan(exp: Experiment, opts: ExperimentOptions, out: string, lo
   const file = resultsFile(out);
   await readResults(file); // repairs a line a kill cut short, before anything is appended after it
   const plan = await planExperiment(exp, opts);
+  const progress = new ExperimentProgress({
+    cells: plan.reduce((s, r) => s + r.evals.length, 0),
+    cellsDone: plan.reduce((s, r) => s + r.evals.filter((e) => e.done).length, 0),
+    runs: plan.filter((r) => r.training).length,
+    runsDone: plan.filter((r) => r.training?.status.kind === 'finished').length,
+    stepsLeft: plan.reduce((s, r) => s + stepsToTrain(r), 0),
+  });
+  log(progress.plan());
   let trained = 0;
   for (const run of plan) {
     const name = `${run.row.name} seed ${run.seed}`;
@@ -133,6 +146,8 @@ async function runPlan(exp: Experiment, opts: ExperimentOptions, out: string, lo
         const result = await runMarft(`row ${run.row.name} seed ${run.seed}`, args);
         checkpoint = String(result.checkpoint);
         log(`experiment: train ${name}: done in ${seconds(t0)} (${config.train.steps} steps, score_mean ${result.score_mean})`);
+        progress.trained(stepsToTrain(run), (Date.now() - t0) / 1000);
+        log(progress.line());
         trained++;
         if (opts.stopAfterTrainedRuns !== undefined && trained >= opts.stopAfterTrainedRuns) throw new ExperimentStopped(`stopped after ${trained} trained runs`);
       }
@@ -149,15 +164,37 @@ async function runPlan(exp: Experiment, opts: ExperimentOptions, out: string, lo
         column: e.column,
         score: r.score as number,
         perSeed: r.perSeed as number[],
+        ...(Array.isArray(r.passAtK) ? { passAtK: r.passAtK as number[] } : {}),
         problems: r.problems as number,
         step: run.training ? (r.step as number) : null,
         checkpoint: run.training ? (r.checkpoint as string) : null,
       };
       await appendResult(file, result);
       log(`experiment: eval ${name} on ${e.column}: done in ${seconds(t0)}, score ${result.score}`);
+      progress.evaluated((Date.now() - t0) / 1000);
+      log(progress.line());
     }
   }
-  return writeTable(exp, out);
+  return writeOutputs(exp, out);
+}
+
+/** The training steps a planned run still needs. */
+function stepsToTrain(run: PlannedRun): number {
+  const t = run.training;
+  if (!t || t.status.kind === 'finished') return 0;
+  return t.config.train.steps - (t.status.kind === 'partial' ? t.status.step : 0);
+}
+
+/**
+ * Every output rebuilt from OUT/results.jsonl (and the runs' metrics.jsonl) alone: table.md and
+ * table.json, results.json, curves/<column>.svg. Returns the table.
+ */
+export async function writeOutputs(exp: Experiment, out: string): Promise<ExperimentTable> {
+  const table = await writeTable(exp, out);
+  const results = await readResults(resultsFile(out), false);
+  await writeFileAtomic(join(resolve(out), 'results.json'), `${JSON.stringify(buildResultsJson(exp, results), null, 2)}\n`);
+  await writeCurves(exp, out, results);
+  return table;
 }
 
 /** OUT/table.md and OUT/table.json from OUT/results.jsonl alone. */

@@ -16,6 +16,8 @@ export interface RecordedEvaluation {
   score: number;
   perSeed: number[];
   problems: number;
+  /** passAtK[k − 1]: the mean unbiased pass@k over the problems, k = 1..eval.seeds (absent in records written before it was kept). */
+  passAtK?: number[];
 }
 
 export interface EvaluationRecord {

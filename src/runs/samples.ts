@@ -1,7 +1,8 @@
 // The samples format (version 1): what a run shows of its episodes, one JSON line per episode in
-// RUN/samples/step-<S>.jsonl (S: the step number, as in metrics.jsonl's `step` field), and what
-// `marft eval --output FILE` writes for an evaluation. `marft show` and `marft dashboard` read it;
-// docs/dashboard.md describes every key.
+// RUN/samples/step-<S>.jsonl (S: the step number, as in metrics.jsonl's `step` field). `marft show`
+// and `marft dashboard` read it; docs/dashboard.md describes every key. `marft eval --output FILE`
+// writes one line per problem (src/train/eval-records.ts) that holds one samples line per decoding
+// seed under `episodes`; the reader below reads such a file as the episodes it holds.
 //
 // Bounded: at most `limit` episodes per step, the first ones in the order given (the step's batch
 // order), so which episodes are kept is deterministic and, with rolloutsPerPrompt > 1, whole groups
@@ -20,6 +21,9 @@ import type { Tokenizer } from '../tokenizer/types.ts';
 export const SAMPLES_FORMAT = 'marft-samples';
 export const SAMPLES_VERSION = 1;
 export const SAMPLES_DIR = 'samples';
+/** A line of `marft eval --output` (src/train/eval-records.ts): its `episodes` are samples lines. */
+export const EVAL_RECORDS_FORMAT = 'marft-eval';
+export const EVAL_RECORDS_VERSION = 1;
 
 /** One environment step (turn) of an episode. */
 export interface SampleTurn {
@@ -107,7 +111,12 @@ const numberOut = (x: number): number | string => (Number.isFinite(x) ? x : Stri
 
 /** One line of a samples file (newline included). */
 export function encodeSample(e: SampleEpisode): string {
-  const line = {
+  return `${JSON.stringify(sampleJson(e))}\n`;
+}
+
+/** The JSON value of a samples line (non-finite numbers as strings), e.g. to nest it in another record. */
+export function sampleJson(e: SampleEpisode): Record<string, unknown> {
+  return {
     format: e.format,
     version: e.version,
     step: e.step,
@@ -135,7 +144,6 @@ export function encodeSample(e: SampleEpisode): string {
     })),
     info: e.info,
   };
-  return `${JSON.stringify(line)}\n`;
 }
 
 /** The episodes a step keeps: the first `limit` (see the header). */
@@ -219,14 +227,35 @@ function stringIn(x: unknown, where: string): string {
   return x;
 }
 
-/** Parses one line; `where` names it in errors ("FILE:LINE"). */
-export function decodeSample(line: string, where: string): SampleEpisode {
-  let raw: unknown;
+function parseLine(line: string, where: string): unknown {
   try {
-    raw = JSON.parse(line);
+    return JSON.parse(line);
   } catch {
     throw new SamplesFormatError(`${where}: not a JSON line`);
   }
+}
+
+/** Parses one line; `where` names it in errors ("FILE:LINE"). */
+export function decodeSample(line: string, where: string): SampleEpisode {
+  return decodeSampleJson(parseLine(line, where), where);
+}
+
+/**
+ * The episodes of one line: a samples line's one, or every samples line an evaluation record
+ * (EVAL_RECORDS_FORMAT) holds under `episodes`.
+ */
+export function decodeSamplesLine(line: string, where: string): SampleEpisode[] {
+  const raw = parseLine(line, where);
+  if (!isObject(raw) || raw.format !== EVAL_RECORDS_FORMAT) return [decodeSampleJson(raw, where)];
+  if (typeof raw.version !== 'number' || !Number.isInteger(raw.version) || raw.version < 1) throw new SamplesFormatError(`${where}: evaluation record version ${JSON.stringify(raw.version)} is not a format version`);
+  if (raw.version > EVAL_RECORDS_VERSION)
+    throw new SamplesFormatError(`${where}: evaluation record format version ${raw.version} is newer than this marft reads (up to ${EVAL_RECORDS_VERSION}); update marft to read it`);
+  if (!Array.isArray(raw.episodes)) throw new SamplesFormatError(`${where}: episodes is not a list`);
+  return raw.episodes.map((e, j) => decodeSampleJson(e, `${where}: episodes[${j}]`));
+}
+
+/** A samples line's JSON value (sampleJson's inverse); `where` names it in errors. */
+export function decodeSampleJson(raw: unknown, where: string): SampleEpisode {
   if (!isObject(raw) || raw.format !== SAMPLES_FORMAT) throw new SamplesFormatError(`${where}: not a marft samples line (no "format": "${SAMPLES_FORMAT}")`);
   if (typeof raw.version !== 'number' || !Number.isInteger(raw.version) || raw.version < 1) throw new SamplesFormatError(`${where}: samples version ${JSON.stringify(raw.version)} is not a format version`);
   if (raw.version > SAMPLES_VERSION)
@@ -302,7 +331,7 @@ export function parseSamples(text: string, file: string): SampleEpisode[] {
         return; // cut short while being written
       }
     }
-    out.push(decodeSample(line, `${file}:${i + 1}`));
+    out.push(...decodeSamplesLine(line, `${file}:${i + 1}`));
   });
   return out;
 }

@@ -81,7 +81,10 @@ export class WorkflowTask implements DistillableTask {
   readonly rewardSchemes: readonly RewardScheme[];
   readonly workflow: Workflow;
   readonly problems: ProblemSets;
+  /** Each agent's role as its workflow names it (for records of episodes). */
+  readonly roles: Readonly<Record<string, string>>;
   private readonly makeEnv: (p: Problem) => TaskEnv;
+  private problemIndex: Map<string, Problem> | undefined;
 
   constructor(
     readonly options: WorkflowTaskOptions,
@@ -91,6 +94,7 @@ export class WorkflowTask implements DistillableTask {
     this.problems = loadProblemSets(options.dataset, options.split, tokenizer);
     this.workflow = buildWorkflow(options.workflow, this.problems.domain);
     this.agents = this.workflow.agents.map((a) => a.name);
+    this.roles = Object.fromEntries(this.workflow.agents.map((a) => [a.name, a.role]));
     this.rewardSchemes = options.workflow.name === 'coder-tester' ? ['cure'] : [];
     const answerRole = options.answerRole ?? defaultAnswerRole(options.workflow.name);
     const common = {
@@ -133,6 +137,14 @@ export class WorkflowTask implements DistillableTask {
       timeoutMs,
       roles: Object.fromEntries(this.workflow.agents.map((a) => [a.name, a.role])),
     };
+  }
+
+  /** The problem as the agents read it (a maths question, a programming statement); held-out problems first. */
+  problemText(problemId: string): string | undefined {
+    this.problemIndex ??= new Map([...this.problems.train, ...this.problems.heldOut].map((p) => [p.id, p]));
+    const p = this.problemIndex.get(problemId);
+    if (!p) return undefined;
+    return p.domain === 'math' ? p.question : p.statement;
   }
 
   async evaluate(engine: SamplingEngine, req: EvalRequest): Promise<Episode[]> {

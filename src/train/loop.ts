@@ -258,7 +258,7 @@ async function trainStep(run: RunContext, step: number, state: TrainerState): Pr
   const seconds = (performance.now() - started) / 1000;
   const generated = actions.reduce((s, a) => s + a.length, 0);
   Object.assign(m, { tokens_generated: generated, tokens_per_s: generated / Math.max(1e-9, rolloutSeconds), rollout_time_s: rolloutSeconds, step_time_s: seconds });
-  const samples = samplesDue(config, step) ? sampleRecords(episodes, actions, plan, task.tokenizer, config.log.samplesEpisodes) : null;
+  const samples = samplesDue(config, step) ? sampleRecords(episodes, actions, plan, task, config.log.samplesEpisodes) : null;
   return { metrics: m, state: next, samples };
 }
 
@@ -296,7 +296,10 @@ export async function trainLoop(options: LoopOptions): Promise<TrainResult> {
 
     // Held-out scores before the first step and after the last (docs/config.md, train.evalEvery).
     const evaluations: EvaluationRecord = resumed ? await readEvaluations(runDir) : { before: null, after: null };
-    const evaluate = async (step: number): Promise<RecordedEvaluation> => ({ step, ...(await evaluatePolicies(engine, task, config, plan.policies)) });
+    const evaluate = async (step: number): Promise<RecordedEvaluation> => {
+      const { score, perSeed, problems, passAtK } = await evaluatePolicies(engine, task, config, plan.policies);
+      return { step, score, perSeed, problems, passAtK };
+    };
     const tracker = await openTrackers(config, { runDir, totalSteps: config.train.steps, startStep: start, previous: await log.read() }, options.progress);
     try {
       const beforeAfter = options.evaluateBeforeAfter !== false;
@@ -316,6 +319,8 @@ export async function trainLoop(options: LoopOptions): Promise<TrainResult> {
         if (config.train.evalEvery > 0 && (step + 1) % config.train.evalEvery === 0) {
           lastEval = await evaluate(step + 1);
           m.eval_score = lastEval.score;
+          // pass@n over the eval.seeds decodings (pass@1 is eval_score's per-problem mean of solved samples).
+          if (lastEval.passAtK && lastEval.passAtK.length > 1) m[`eval_pass@${lastEval.passAtK.length}`] = lastEval.passAtK.at(-1)!;
         }
         // A diverged step stops the run before it is checkpointed; its line stays in metrics.jsonl for diagnosis.
         const diverged = await stepDivergence(step, m, config, engine, trainables);

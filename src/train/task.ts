@@ -60,8 +60,6 @@ export interface EvalRequest {
 export interface Task {
   /** Agent names in execution order. */
   readonly agents: readonly string[];
-  /** The tokenizer its episodes' tokens are in, when it has one (samples files show each token's text); toy tasks on raw ids have none. */
-  readonly tokenizer?: Pick<Tokenizer, 'decode'>;
   /** The task answers RolloutRequest.treeBranches with tree-sampled episodes. */
   readonly treeSampling?: boolean;
   /** The task answers RolloutRequest.jointTree with trees of joint samples. */
@@ -78,7 +76,20 @@ export interface Task {
    */
   scoreJoint?(episode: Episode, actions: readonly JointAction[]): number;
   rollout(engine: Engine, request: RolloutRequest): Promise<Episode[]>;
-  /** Episodes on held-out problems (never trained on); their `score` is the evaluation outcome. */
+  /**
+   * What records of the task's episodes show beyond token ids (marft eval --output, the samples
+   * files; src/runs/episode-samples.ts): the tokenizer that turns an action's tokens into per-token
+   * text, each agent's role, and a problem's text by its id. All optional: a task on raw token ids
+   * (the toy games) has none of them.
+   */
+  readonly tokenizer?: Pick<Tokenizer, 'decode'>;
+  readonly roles?: Readonly<Record<string, string>>;
+  problemText?(problemId: string): string | undefined;
+  /**
+   * Episodes on held-out problems (never trained on); their `score` is the evaluation outcome. Every
+   * call with the same `problems` returns the same problems in the same order, whatever the seed
+   * (pass@k counts each problem's correct samples over the seeds).
+   */
   evaluate(engine: SamplingEngine, request: EvalRequest): Promise<Episode[]>;
 }
 

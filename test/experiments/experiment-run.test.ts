@@ -2,7 +2,9 @@
 // tiny random model), two training seeds, one column, two training steps per run: the table equals
 // the mean and sample std of results.jsonl; each result equals `marft eval` on that run's checkpoint;
 // a rerun trains and evaluates nothing; an experiment stopped after its first run, and then with that
-// run's last checkpoint gone (a run stopped part-way), resumes to the uninterrupted experiment's table.
+// run's last checkpoint gone (a run stopped part-way), resumes to the uninterrupted experiment's table;
+// results.json and the curves are rebuilt from results.jsonl, so a grid killed in the middle of a cell
+// (SIGKILL of the training child, or of the runner while it evaluates) and rerun writes the same files.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +15,7 @@ import { readExperimentFile } from '../../src/experiments/experiment-file.ts';
 import { ExperimentStopped, planExperiment, planText, runExperiment } from '../../src/experiments/runner.ts';
 import { sampleStd, type ExperimentTable } from '../../src/experiments/table.ts';
 import type { ExperimentResult } from '../../src/experiments/results.ts';
+import type { ExperimentResultsJson } from '../../src/experiments/results-json.ts';
 import { assertUserError, runAll, runCli } from '../cli/spawn-cli.ts';
 import { spawn } from 'node:child_process';
 
@@ -24,6 +27,67 @@ after(() => rmSync(root, { recursive: true, force: true }));
 
 const readJsonl = (file: string): ExperimentResult[] => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as ExperimentResult);
 const readTable = (out: string): ExperimentTable => JSON.parse(readFileSync(join(out, 'table.json'), 'utf8')) as ExperimentTable;
+const readResultsJson = (out: string): ExperimentResultsJson => JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ExperimentResultsJson;
+/** Everything an experiment derives from its results: table.json, results.json and the curves, byte for byte. */
+const outputs = (out: string): Record<string, string> => Object.fromEntries(['table.json', 'table.md', 'results.json', 'curves/coordination.svg'].map((f) => [f, readFileSync(join(out, f), 'utf8')]));
+
+/** The processes whose parent is `pid` (Linux /proc). */
+function childPids(pid: number): number[] {
+  return readdirSync('/proc').filter((n) => /^\d+$/.test(n)).flatMap((n) => {
+    try {
+      const stat = readFileSync(`/proc/${n}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid ? [Number(n)] : [];
+    } catch {
+      return []; // ended while being read
+    }
+  });
+}
+
+/** Resolves with the first child of `pid` once it exists (the runner logs a start line just before it spawns). */
+function firstChild(pid: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t0 = Date.now();
+    const poll = setInterval(() => {
+      const child = childPids(pid)[0];
+      if (child !== undefined) {
+        clearInterval(poll);
+        resolve(child);
+      } else if (Date.now() - t0 > 60_000) {
+        clearInterval(poll);
+        reject(new Error(`process ${pid} started no child within 60 s`));
+      }
+    }, 5);
+  });
+}
+
+/** Resolves once `done()` holds, polling every 10 ms. */
+function until(done: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const poll = setInterval(() => {
+      if (done()) {
+        clearInterval(poll);
+        resolve();
+      }
+    }, 10);
+  });
+}
+
+/**
+ * Runs `marft experiment FILE --out OUT`, calling `onLine` with the runner's process and the stderr
+ * seen so far on every chunk; resolves with the exit status, signal and stderr.
+ */
+function experimentProcess(out: string, onLine: (pid: number, stderr: string) => void): Promise<{ status: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+  const cli = fileURLToPath(new URL('../../bin/marft.mjs', import.meta.url));
+  const child = spawn(process.execPath, [cli, 'experiment', FILE, '--out', out], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  return new Promise((resolve) => {
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+      onLine(child.pid!, stderr);
+    });
+    child.on('close', (status, signal) => resolve({ status, signal, stderr }));
+  });
+}
 
 /** Every file of every run folder with its size and modification time: a retrained or re-evaluated run changes some. */
 function runFiles(out: string): Map<string, string> {
@@ -59,6 +123,44 @@ test('the experiment trains 2 rows × 2 seeds, evaluates each once, and reports 
   assert.equal(wholeRun.stderr.match(/^experiment: eval \S+ seed \d on coordination: done in \d+\.\d s, score /gm)?.length, 4, wholeRun.stderr);
   // The two algorithms trained differently (the rows are not one run twice).
   assert.notDeepEqual(results.filter((r) => r.row === 'marft').map((r) => r.perSeed), results.filter((r) => r.row === 'ippo').map((r) => r.perSeed));
+  // Progress: the plan, then after each training and each evaluation the cells done of 4.
+  assert.match(wholeRun.stderr, /^experiment: 4 cells \(row × seed × column\): 0 done, 4 to evaluate; 4 of 4 runs to train or resume \(8 steps\)$/m);
+  const progress = wholeRun.stderr.match(/^experiment: progress: .*$/gm) ?? [];
+  assert.equal(progress.length, 8, wholeRun.stderr);
+  assert.match(progress[0]!, /^experiment: progress: 0 of 4 cells done, 1 of 4 runs trained; \d+\.\d s elapsed, time left unknown until an evaluation has finished$/);
+  assert.match(progress[1]!, /^experiment: progress: 1 of 4 cells done, 1 of 4 runs trained; .* elapsed, about .* left$/);
+  assert.match(progress[7]!, /^experiment: progress: 4 of 4 cells done, 4 of 4 runs trained; .* elapsed, about 0\.0 s left$/);
+  // stdout is still the table, then the JSON line.
+  const stdout = wholeRun.stdout.trim().split('\n');
+  assert.equal(stdout[0], '# coordination-two-rows');
+  assert.deepEqual(JSON.parse(stdout.pop()!), { out: whole, table: join(whole, 'table.md') });
+});
+
+test('results.json: per method and benchmark the table\'s mean and std, each seed\'s score in seed order, its step and pass@k', () => {
+  const results = readJsonl(join(whole, 'results.jsonl'));
+  const table = readTable(whole);
+  const json = readResultsJson(whole);
+  assert.deepEqual(Object.keys(json.methods), ['marft', 'ippo']);
+  for (const row of ['marft', 'ippo']) {
+    const cell = json.methods[row]!.benchmarks.coordination!;
+    const mine = results.filter((r) => r.row === row).sort((a, b) => a.seed - b.seed);
+    const tableCell = table.rows.find((r) => r.row === row)!.cells.coordination!;
+    assert.deepEqual([cell.mean, cell.std, cell.n], [tableCell.mean, tableCell.std, tableCell.n], `${row}: the table's numbers`);
+    assert.deepEqual(cell.seeds, mine.map((r) => r.score));
+    assert.deepEqual([cell.trainingSeeds, cell.steps], [[0, 1], [2, 2]]);
+    assert.equal(cell.passAtK!.length, 2, 'eval.seeds = 2: pass@1 and pass@2');
+    for (const [i, p] of cell.passAtK!.entries()) {
+      const xs = mine.map((r) => r.passAtK![i]!);
+      const mean = (xs[0]! + xs[1]!) / 2;
+      assert.deepEqual([p.k, p.seeds], [i + 1, xs]);
+      assert.ok(Math.abs(p.mean - mean) < 1e-12 && Math.abs(p.std! - Math.abs(xs[0]! - xs[1]!) / Math.SQRT2) < 1e-12, `${row} pass@${i + 1}`);
+    }
+  }
+  const svg = readFileSync(join(whole, 'curves', 'coordination.svg'), 'utf8');
+  for (const row of ['marft', 'ippo']) {
+    assert.ok(svg.includes(`${row}: training reward (score_mean, mean over 2 seeds)`), row);
+    assert.ok(svg.includes(`${row}: coordination held-out score (mean over 2 seeds)`), row);
+  }
 });
 
 test('each table cell is the mean and sample std (n − 1) of the results; average = the one column here', () => {
@@ -93,7 +195,8 @@ test('each result equals what marft eval gives on that run\'s checkpoint', async
   results.forEach((r, i) => {
     assert.equal(evals[i]!.status, 0, evals[i]!.stderr);
     const line = JSON.parse(evals[i]!.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
-    assert.deepEqual({ score: r.score, perSeed: r.perSeed, problems: r.problems, step: r.step, checkpoint: r.checkpoint }, line, `${r.row} seed ${r.seed}`);
+    const { score, perSeed, passAtK, problems, step, checkpoint } = line;
+    assert.deepEqual({ score: r.score, perSeed: r.perSeed, passAtK: r.passAtK, problems: r.problems, step: r.step, checkpoint: r.checkpoint }, { score, perSeed, passAtK, problems, step, checkpoint }, `${r.row} seed ${r.seed}`);
   });
 });
 
@@ -105,13 +208,14 @@ test('a rerun of a finished experiment trains and evaluates nothing', async () =
   assert.doesNotMatch(again.stderr, /start/, again.stderr);
   assert.equal(readFileSync(join(whole, 'results.jsonl'), 'utf8'), results);
   assert.deepEqual(runFiles(whole), files);
+  assert.match(again.stderr, /^experiment: 4 cells \(row × seed × column\): 4 done, 0 to evaluate; 0 of 4 runs to train or resume \(0 steps\)$/m);
   const dry = await runCli({ args: ['experiment', FILE, '--out', whole, '--dry-run'] });
   assert.match(dry.stdout, /to do: 0 runs to train or resume, 0 evaluations/);
-  // --table rebuilds the same table from the results alone.
-  const table = readFileSync(join(whole, 'table.json'), 'utf8');
-  rmSync(join(whole, 'table.json'));
+  // --table rebuilds the same table, results.json and curves from the results alone.
+  const before = outputs(whole);
+  for (const f of ['table.json', 'results.json', 'curves']) rmSync(join(whole, f), { recursive: true });
   assert.equal((await runCli({ args: ['experiment', FILE, '--out', whole, '--table'] })).status, 0);
-  assert.equal(readFileSync(join(whole, 'table.json'), 'utf8'), table);
+  assert.deepEqual(outputs(whole), before);
 });
 
 test('an experiment stopped after its first run, then with a run cut part-way, resumes to the same table', async () => {
@@ -136,6 +240,7 @@ test('an experiment stopped after its first run, then with a run cut part-way, r
   assert.equal(lines.filter((l) => /train marft seed 0|eval marft seed 0/.test(l)).length, 0, lines.join('\n'));
   assert.ok(lines.some((l) => /train marft seed 1: start \(resume from step 1 of 2\)/.test(l)), lines.join('\n'));
   assert.deepEqual(table, readTable(whole));
+  assert.deepEqual(readResultsJson(out), readResultsJson(whole));
   const scores = (rs: ExperimentResult[]): unknown => rs.map((r) => [r.row, r.seed, r.score, r.perSeed]).sort();
   assert.deepEqual(scores(readJsonl(join(out, 'results.jsonl'))), scores(readJsonl(join(whole, 'results.jsonl'))));
 });
@@ -161,6 +266,58 @@ test('marft experiment stopped by SIGTERM while a run trains stops its child, fr
   assert.equal(again.status, 0, again.stderr);
   assert.doesNotMatch(again.stderr, /marft seed 0/, 'the finished run is neither retrained nor re-evaluated');
   assert.deepEqual(readTable(out), readTable(whole));
+  assert.deepEqual(outputs(out), outputs(whole));
+});
+
+test('SIGKILL of the training child in the middle of a run, then a rerun: the same results.json, table and curves as the uninterrupted grid', async () => {
+  const out = join(root, 'child-killed');
+  let armed = false;
+  let killing: Promise<void> | undefined;
+  const first = await experimentProcess(out, (runner, stderr) => {
+    if (armed || !/train ippo seed 0: start/.test(stderr)) return;
+    armed = true;
+    // The training child, killed once its first checkpoint exists (between its two checkpoints).
+    killing = firstChild(runner).then(async (child) => {
+      await until(() => existsSync(join(out, 'runs', 'ippo', 'seed-0', 'checkpoints', 'step-000001')) || !childPids(runner).includes(child));
+      process.kill(child, 'SIGKILL');
+    });
+  });
+  await killing;
+  assert.notEqual(first.status, 0, first.stderr);
+  assert.match(first.stderr, /row ippo seed 0: marft train crashed \(SIGKILL; its output is above\); run the experiment again to continue/);
+  assert.equal(readJsonl(join(out, 'results.jsonl')).length, 2, 'the marft row was evaluated before the kill');
+  const again = await runCli({ args: ['experiment', FILE, '--out', out] });
+  assert.equal(again.status, 0, again.stderr);
+  assert.doesNotMatch(again.stderr, /marft seed/, 'the finished row is neither retrained nor re-evaluated');
+  assert.match(again.stderr, /train ippo seed 0: start \(resume from step 1 of 2\)/, 'killed between its checkpoints');
+  assert.deepEqual(readResultsJson(out), readResultsJson(whole));
+  assert.deepEqual(outputs(out), outputs(whole));
+});
+
+test('SIGKILL of the runner while it evaluates a cell, then a rerun: the cell is evaluated again and the outputs are the uninterrupted grid\'s', async () => {
+  const out = join(root, 'runner-killed');
+  let armed = false;
+  let killing: Promise<void> | undefined;
+  const first = await experimentProcess(out, (runner, stderr) => {
+    if (armed || !/eval marft seed 1 on coordination: start/.test(stderr)) return;
+    armed = true;
+    killing = firstChild(runner).then((evalChild) => {
+      process.kill(runner, 'SIGKILL');
+      // The orphaned evaluation would finish on its own, writing nothing; it is ended here so that no process outlives the test.
+      process.kill(evalChild, 'SIGKILL');
+    });
+  });
+  await killing;
+  assert.equal(first.signal, 'SIGKILL', first.stderr);
+  assert.equal(readJsonl(join(out, 'results.jsonl')).length, 1, 'the cell in progress has no result');
+  assert.ok(existsSync(join(out, '.lock')), 'the killed runner left its lock');
+  const again = await runCli({ args: ['experiment', FILE, '--out', out] });
+  assert.equal(again.status, 0, again.stderr);
+  assert.match(again.stderr, /was locked by process \d+ .*which is no longer running; taking the lock over/);
+  assert.match(again.stderr, /eval marft seed 1 on coordination: start/);
+  assert.doesNotMatch(again.stderr, /train marft seed 1: start/, 'its run finished before the kill');
+  assert.deepEqual(readResultsJson(out), readResultsJson(whole));
+  assert.deepEqual(outputs(out), outputs(whole));
 });
 
 test('a base row is scored as marft eval --base under each seed, untrained; --rows leaves the other row missing', async () => {
@@ -185,7 +342,7 @@ test('a base row is scored as marft eval --base under each seed, untrained; --ro
   const evals = await runAll([3, 4].map((s) => ({ args: ['eval', CONFIG, '--base', '--set', 'eval.seeds=2', '--set', `seed=${s}`] })), 2);
   assert.deepEqual(results, evals.map((e, i) => {
     const line = JSON.parse(e.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
-    return { row: 'untrained', seed: [3, 4][i], column: 'coordination', score: line.score, perSeed: line.perSeed, problems: line.problems, step: null, checkpoint: null };
+    return { row: 'untrained', seed: [3, 4][i], column: 'coordination', score: line.score, perSeed: line.perSeed, passAtK: line.passAtK, problems: line.problems, step: null, checkpoint: null };
   }));
   const md = readFileSync(join(out, 'table.md'), 'utf8');
   assert.match(md, /\| untrained \| \d\.\d{4} ± \d\.\d{4} \(n=2\) \| \d\.\d{4} ± \d\.\d{4} \(n=2\) \|/);

@@ -53,9 +53,19 @@ test('the MAS-OPD table: the paper\'s rows, each the algorithm and system it nam
     if (!row.base) assert.deepEqual(row.seeds, [0, 1, 2, 3, 4], `${row.name}: five training seeds`);
     for (const column of exp.columns) {
       const evalConfig = await loadFor(row.name, row.config, evaluationSets(exp, row, column, row.seeds[0]!, SETS));
-      assert.deepEqual([evalConfig.eval.temperature, evalConfig.eval.topP, evalConfig.eval.topK, evalConfig.eval.seeds], [0.6, 0.95, 20, 5], `${row.name} × ${column.name}: the paper's decoding`);
+      assert.deepEqual([evalConfig.eval.protocol, evalConfig.eval.temperature, evalConfig.eval.topP, evalConfig.eval.topK, evalConfig.eval.seeds], ['mas-opd', 0.6, 0.95, 20, 5], `${row.name} × ${column.name}: the paper's decoding`);
     }
   }
   const shippedMaths = Object.entries(DATASETS).filter(([name, d]) => d.domain === 'math' && d.bundledFile && !['gsm8k-train', 'gsm8k-socratic', 'aime2024-qwen'].includes(name)).map(([name]) => name).sort();
   assert.deepEqual(exp.columns.map((c) => c.set['task.options.heldOutDataset']).sort(), shippedMaths);
+});
+
+test('the MARFT table: every row × column is evaluated under the marft protocol (5 seeds at temperature 0.6)', async () => {
+  const exp = await readExperimentFile(join(DIR, 'marft-teams.yaml'));
+  for (const row of exp.rows) {
+    for (const column of exp.columns) {
+      const c = await loadFor(row.name, row.config, evaluationSets(exp, row, column, row.seeds[0]!, SETS));
+      assert.deepEqual([c.eval.protocol, c.eval.temperature, c.eval.topP, c.eval.topK, c.eval.seeds], ['marft', 0.6, 1, 0, 5], `${row.name} × ${column.name}`);
+    }
+  }
 });

@@ -6,7 +6,7 @@ import { UserError } from '../errors.ts';
 import { readExperimentFile, selectRows, validateExperiment } from '../../experiments/experiment-file.ts';
 import { checkModelFolders } from '../../experiments/folder-check.ts';
 import { ExperimentInterrupted, interruptExperiment } from '../../experiments/marft-child.ts';
-import { planExperiment, planText, runExperiment, writeTable } from '../../experiments/runner.ts';
+import { planExperiment, planText, runExperiment, writeOutputs } from '../../experiments/runner.ts';
 import { tableMarkdown } from '../../experiments/table.ts';
 
 const HELP = `usage: marft experiment FILE [--out DIR] [--rows a,b] [--set KEY=VALUE ...] [--dry-run | --table]
@@ -16,7 +16,10 @@ DIR/runs/<row>/seed-<s> trained by marft train (resumed when half-finished, skip
 base rows are not trained), evaluated by marft eval on every column; each result is appended to
 DIR/results.jsonl as soon as it exists and never recomputed. Stop it at any point and run the same
 command again: it continues. At the end DIR/table.md and DIR/table.json hold one row per experiment
-row, one column per benchmark plus the average: mean ± sample std (n − 1) over training seeds, and n.
+row, one column per benchmark plus the average: mean ± sample std (n − 1) over training seeds, and n;
+DIR/results.json the same numbers per method and benchmark with each seed's value and pass@k; and
+DIR/curves/<column>.svg each row's training reward and held-out score (docs/experiments.md).
+Progress (cells done of the total, elapsed time, time left) goes to stderr.
 
   --out DIR          where runs, results and the table go (default: runs/experiments/<name>)
   --rows a,b         only these rows (the table still lists every row; missing cells say so)
@@ -25,7 +28,8 @@ row, one column per benchmark plus the average: mean ± sample std (n − 1) ove
   --dry-run          check the file (every configuration loads, every model.path and MAS-OPD
                      teacher.path is a model folder) and print the plan: runs (row × seed; base
                      rows train nothing), evaluations (run × column), what is already done
-  --table            write the table from DIR/results.jsonl alone, training and evaluating nothing`;
+  --table            write the table, results.json and curves from DIR/results.jsonl (and the runs'
+                     metrics) alone, training and evaluating nothing`;
 
 export async function run(args: string[]): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
@@ -40,7 +44,7 @@ export async function run(args: string[]): Promise<number> {
   const out = stringFlag(parsed, 'out') ?? `runs/experiments/${exp.name}`;
   if (out === '') throw new UserError('--out needs a folder, got an empty value');
   if (parsed.flags.has('table')) {
-    const table = await writeTable(exp, out);
+    const table = await writeOutputs(exp, out);
     process.stdout.write(tableMarkdown(table));
     return 0;
   }

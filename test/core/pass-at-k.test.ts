@@ -1,7 +1,7 @@
 // The unbiased pass@k estimator and spec section 7's seed aggregation, on numbers worked by hand.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { aggregateOverSeeds, meanPassAtK, passAtK, passAtKCurve } from '../../src/eval/pass-at-k.ts';
+import { aggregateOverSeeds, meanPassAtK, passAtK, passAtKCurve } from '../../src/core/pass-at-k.ts';
 
 function close(actual: number, expected: number, what: string): void {
   assert.ok(Math.abs(actual - expected) <= 1e-12, `${what}: ${actual} != ${expected}`);
