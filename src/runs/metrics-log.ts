@@ -7,6 +7,7 @@
 import { appendFile, readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { writeFileAtomic } from './atomic-write.ts';
+import { writing } from './write-errors.ts';
 
 /** One line of metrics.jsonl. Keys ending in `_s` and `tokens_per_s` are timings (not reproducible). */
 export type StepMetrics = Record<string, number | string | null>;
@@ -33,8 +34,9 @@ export function decodeMetrics(line: string): StepMetrics {
 export class MetricsLog {
   constructor(readonly file: string) {}
 
+  /** One line, in one write; on a full disk a line may be cut, which a resume drops (it keeps the checkpoint's lines). */
   async append(m: StepMetrics): Promise<void> {
-    await appendFile(this.file, encodeMetrics(m));
+    await writing(this.file, () => appendFile(this.file, encodeMetrics(m)));
   }
 
   /** The complete lines of the file as written (a line cut by a kill, and all after it, excluded). */
