@@ -200,8 +200,9 @@ export async function readCheckpointState(dir: string): Promise<CheckpointState>
 }
 
 /** Loads adapters and critics (trainable again, unlike the reference code) and their optimiser states, after checking the checkpoint is intact. */
-export async function loadCheckpoint(engine: Engine, dir: string, options: { optimiser: boolean }): Promise<CheckpointState> {
-  const problem = await checkpointProblem(dir);
+export async function loadCheckpoint(engine: Engine, dir: string, options: { optimiser: boolean; checked?: boolean }): Promise<CheckpointState> {
+  // `checked`: the caller has just checked this folder and nothing can change it (a reader's snapshot, ./checkpoint-snapshot.ts).
+  const problem = options.checked ? null : await checkpointProblem(dir);
   if (problem !== null) throw new DamagedRunError(`checkpoint ${dir} is damaged: ${problem}`);
   const state = await readCheckpointState(dir);
   for (const a of state.adapters) {

@@ -32,6 +32,7 @@ import { stderrNotice, type Notice } from '../core/notice.ts';
 import { cleanRunFolder, resumeRun } from '../runs/resume.ts';
 import { acquireRunLock, LOCK_FILE, type RunLock } from '../runs/run-lock.ts';
 import { finiteCheckpoint, guardedStep, stepDivergence } from '../runs/step-guard.ts';
+import { RunStopped } from '../runs/stop-signal.ts';
 import { deriveSeed } from '../core/rng.ts';
 import { learningRate } from './schedules.ts';
 import { INITIAL_TRAINER_STATE, type TrainerState } from '../runs/trainer-state.ts';
@@ -68,6 +69,11 @@ export interface TrainOptions {
    * into the folder, e.g. config.json); train() then neither takes nor releases it.
    */
   lock?: RunLock;
+  /**
+   * A request to stop (src/runs/stop-signal.ts), checked at each step boundary: the step in flight is
+   * finished and checkpointed, then train() throws RunStopped.
+   */
+  stop?: AbortSignal;
   /** The frozen teacher of algorithm mas-opd (src/run/teacher.ts opens it from teacher.*); it only scores. */
   teacher?: SamplingEngine;
 }
@@ -310,8 +316,17 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
 
     const bar = new ProgressBar(config.train.steps, options.progress);
     let checkpoint = resumed?.dir ?? '';
+    let saved = start;
+    const save = async (steps: number): Promise<void> => {
+      const covered = (await log.lines()).slice(0, steps).join('');
+      checkpoint = await finiteCheckpoint(steps - 1, config, () =>
+        saveCheckpoint(engine, runDir, { step: steps, metricsLines: steps, seed: config.seed, adapters, critics, trainer: trainerState, config }, config.train.keepCheckpoints, covered),
+      );
+      saved = steps;
+    };
     const stop = Math.min(config.train.steps, options.stopAtStep ?? config.train.steps);
-    for (let step = start; step < stop; step++) {
+    let completed = start;
+    for (let step = start; step < stop && !options.stop?.aborted; step++) {
       const state = trainerState;
       const done = await guardedStep(step, config, engine, trainables, () => runStep(step, state));
       const m = done.metrics;
@@ -323,14 +338,15 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
       if (diverged) throw diverged;
       await options.onStep?.(m);
       bar.update(step + 1, progressNote(m));
-      if ((step + 1) % config.train.checkpointEvery === 0 || step + 1 === stop) {
-        const covered = (await log.lines()).slice(0, step + 1).join('');
-        checkpoint = await finiteCheckpoint(step, config, () =>
-          saveCheckpoint(engine, runDir, { step: step + 1, metricsLines: step + 1, seed: config.seed, adapters, critics, trainer: trainerState, config }, config.train.keepCheckpoints, covered),
-        );
-      }
+      completed = step + 1;
+      if (completed % config.train.checkpointEvery === 0 || completed === stop) await save(completed);
     }
     bar.end();
+    if (completed < stop) {
+      // Stopped on request: the completed steps are checkpointed, so a resume continues exactly.
+      if (saved < completed) await save(completed);
+      throw new RunStopped(options.stop?.reason, completed, checkpoint || null);
+    }
     return { plan, metrics: await log.read(), resumedFrom, checkpoint };
   } finally {
     if (!options.lock) await lock.release();

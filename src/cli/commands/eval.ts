@@ -7,7 +7,10 @@ import { UserError } from '../errors.ts';
 import { loadConfig } from '../../config/load.ts';
 import { ConfigError } from '../../config/schema-dsl.ts';
 import { TaskOptionError } from '../../tasks/options.ts';
-import { latestCheckpoint, loadCheckpoint, readCheckpointState } from '../../runs/checkpoint.ts';
+import { loadCheckpoint } from '../../runs/checkpoint.ts';
+import { openCheckpoint } from '../../runs/checkpoint-snapshot.ts';
+import type { Engine } from '../../engine/types.ts';
+import type { TaskBundle } from '../../train/task.ts';
 import { configDifferences, fixedReason } from '../../runs/config-change.ts';
 import type { MarftConfig } from '../../config/schema.ts';
 import { basePolicies, evaluatePolicies } from '../../train/evaluate.ts';
@@ -68,30 +71,41 @@ export async function run(args: string[]): Promise<number> {
       return 0;
     }
     const config = await loadConfig(file, listFlag(parsed, 'set'));
-    let ckpt = resolve(given!);
-    if (!existsSync(ckpt)) throw new UserError(`--checkpoint ${given}: no such folder`);
-    if (!existsSync(join(ckpt, 'state.json'))) {
-      const latest = await latestCheckpoint(ckpt);
-      if (!latest) throw new UserError(`${given} is neither a checkpoint (no state.json) nor a run folder with checkpoints`);
-      ckpt = latest;
+    const target = resolve(given!);
+    if (!existsSync(target)) throw new UserError(`--checkpoint ${given}: no such folder`);
+    // A snapshot that stays whole while the run goes on training (src/runs/checkpoint-snapshot.ts).
+    const snapshot = await openCheckpoint(target);
+    if (!snapshot) throw new UserError(`${given} is neither a checkpoint (no state.json) nor a run folder with checkpoints`);
+    const { state, source: ckpt } = snapshot;
+    let engine: Engine;
+    let bundle: TaskBundle;
+    try {
+      checkFits(file, ckpt, state.config, config);
+      const runDir = dirname(dirname(ckpt));
+      ({ engine, bundle } = await buildRun(config, existsSync(join(runDir, 'base')) ? runDir : undefined));
+      await loadCheckpoint(engine, snapshot.dir, { optimiser: false, checked: true }).catch(async (err: unknown) => {
+        await engine.dispose();
+        throw err;
+      });
+    } finally {
+      // Everything is loaded (engines read a checkpoint's files when it is loaded): the trainer may remove it now.
+      await snapshot.close();
     }
-    const state = await readCheckpointState(ckpt);
-    checkFits(file, ckpt, state.config, config);
-    const runDir = dirname(dirname(ckpt));
-    const { engine, bundle } = await buildRun(config, existsSync(join(runDir, 'base')) ? runDir : undefined);
-    await loadCheckpoint(engine, ckpt, { optimiser: false });
-    const plan = planFor(config, bundle.task);
-    const rows: [string, number, number[]][] = [];
-    if (parsed.flags.has('base')) {
-      const base = await evaluatePolicies(engine, bundle.task, config, basePolicies(bundle.task));
-      rows.push(['untrained', base.score, base.perSeed]);
+    try {
+      const plan = planFor(config, bundle.task);
+      const rows: [string, number, number[]][] = [];
+      if (parsed.flags.has('base')) {
+        const base = await evaluatePolicies(engine, bundle.task, config, basePolicies(bundle.task));
+        rows.push(['untrained', base.score, base.perSeed]);
+      }
+      const result = await evaluatePolicies(engine, bundle.task, config, plan.policies);
+      rows.push([`step ${state.step}`, result.score, result.perSeed]);
+      console.log(`${'system'.padEnd(12)} ${'score'.padStart(7)}  per seed`);
+      for (const [name, score, perSeed] of rows) console.log(`${name.padEnd(12)} ${score.toFixed(4).padStart(7)}  ${perSeed.map((x) => x.toFixed(3)).join(' ')}`);
+      console.log(JSON.stringify({ score: result.score, perSeed: result.perSeed, problems: result.problems, step: state.step, checkpoint: ckpt, ...(rows.length > 1 ? { base: rows[0]![1] } : {}) }));
+    } finally {
+      await engine.dispose();
     }
-    const result = await evaluatePolicies(engine, bundle.task, config, plan.policies);
-    rows.push([`step ${state.step}`, result.score, result.perSeed]);
-    console.log(`${'system'.padEnd(12)} ${'score'.padStart(7)}  per seed`);
-    for (const [name, score, perSeed] of rows) console.log(`${name.padEnd(12)} ${score.toFixed(4).padStart(7)}  ${perSeed.map((x) => x.toFixed(3)).join(' ')}`);
-    console.log(JSON.stringify({ score: result.score, perSeed: result.perSeed, problems: result.problems, step: state.step, checkpoint: ckpt, ...(rows.length > 1 ? { base: rows[0]![1] } : {}) }));
-    await engine.dispose();
     return 0;
   } catch (err) {
     // A task's option that does not fit the model shows up only once the engine exists.
