@@ -4,6 +4,8 @@
 // (checkpoints, metrics, pointers, configuration, results; later samples and trackers), so each of
 // them reports these the same way. The caller keeps what it already wrote: every file is replaced
 // atomically (./atomic-write.ts), so a failed write leaves the previous version whole.
+import { accessSync, constants, existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { RunError } from './run-errors.ts';
 
 /** A write refused by the file system; `code` is the errno name (ENOSPC, EROFS, …). */
@@ -53,11 +55,28 @@ export function asWriteFailure(err: unknown, path: string): WriteFailedError | n
   return new WriteFailedError(path, code, `cannot write ${path}: ${why} (${code}); ${fix}`);
 }
 
+/**
+ * Node's recursive mkdir reports a folder it cannot create on a read-only file system as ENOENT;
+ * the nearest folder that exists says why (EROFS, EACCES).
+ */
+function mkdirCause(err: unknown): unknown {
+  const e = err as NodeJS.ErrnoException;
+  if (e?.code !== 'ENOENT' || e.syscall !== 'mkdir' || !e.path) return err;
+  let dir = dirname(e.path);
+  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+  try {
+    accessSync(dir, constants.W_OK);
+    return err;
+  } catch (cause) {
+    return cause;
+  }
+}
+
 /** Runs a write into `path` (a file or a folder being filled); a full disk or a refused write becomes its WriteFailedError. */
 export async function writing<T>(path: string, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (err) {
-    throw asWriteFailure(err, path) ?? err;
+    throw asWriteFailure(mkdirCause(err), path) ?? err;
   }
 }
