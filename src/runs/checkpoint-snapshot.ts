@@ -10,19 +10,22 @@
 // are copied to a temporary folder instead, and checked the same way; on a read-only file system
 // nothing can replace them and the checkpoint is read where it is.
 //
-// A snapshot that fails its check while the run may be changing (the checkpoint vanished, or the
-// pointer moved on) is retried on the run's then newest checkpoint; only a checkpoint that is damaged
-// and stays so is reported as damaged.
+// While a live process trains the run (it holds the run's lock), a snapshot that fails (a file
+// vanished while it was linked, the pointer moved on) is a race, never damage: the reader follows
+// the pointer again, for up to RACE_LIMIT_MS. Without a writer, the checkpoint is chosen as a resume
+// would choose it (a damaged pointer or checkpoint skipped, with a notice), and a checkpoint that is
+// damaged and stays so is reported as damaged.
 //
 //   RUN/checkpoints/.step-000010.read.tmp-<pid>-<n>/   a reader's snapshot (removed by close(); a
 //                                                      dead reader's by the next run, as a leftover)
-import { copyFile, link, lstat, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, link, lstat, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { stderrNotice, type Notice } from '../core/notice.ts';
-import { checkpointProblem, latestCheckpoint, readCheckpointState, type CheckpointState } from './checkpoint.ts';
+import { checkpointProblem, latestCheckpoint, pointedCheckpoint, readCheckpointState, type CheckpointState } from './checkpoint.ts';
 import { filesUnder } from './manifest.ts';
-import { DamagedRunError } from './run-errors.ts';
+import { DamagedRunError, RunError } from './run-errors.ts';
+import { isRunLocked } from './run-lock.ts';
 import { trackTemporary } from './temporaries.ts';
 
 export interface CheckpointSnapshot {
@@ -36,11 +39,23 @@ export interface CheckpointSnapshot {
 }
 
 let snapshots = 0;
-const ATTEMPTS = 6;
-const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** Attempts when no writer is running (a checkpoint that fails them all is damaged). */
+const QUIET_ATTEMPTS = 3;
+/** How long a reader keeps trying while the trainer replaces checkpoints faster than it can link one. */
+const RACE_LIMIT_MS = 30_000;
+const pause = (): Promise<void> => new Promise((r) => setTimeout(r, 5 + Math.random() * 20));
 
 /** Whether `err` says a file or folder went away (or was replaced) under the reader. */
 const vanished = (err: unknown): boolean => ['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '');
+
+const hasState = async (dir: string): Promise<boolean> => {
+  try {
+    await lstat(join(dir, 'state.json'));
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 /** Hard links (or, where linking is refused, copies) of every file of `dir`; null on a read-only file system. */
 async function snapshotFiles(dir: string): Promise<{ dir: string; remove: () => Promise<void> } | null> {
@@ -63,11 +78,9 @@ async function snapshotFiles(dir: string): Promise<{ dir: string; remove: () => 
     untrack();
   };
   try {
-    for (const rel of files) {
-      await mkdir(dirname(join(target, rel)), { recursive: true });
-      if (copying) await copyFile(join(dir, rel), join(target, rel));
-      else await link(join(dir, rel), join(target, rel));
-    }
+    for (const sub of new Set(files.map((rel) => dirname(join(target, rel))))) await mkdir(sub, { recursive: true });
+    // All at once: the shorter the time between the first link and the last, the less the trainer can prune meanwhile.
+    await Promise.all(files.map((rel) => (copying ? copyFile(join(dir, rel), join(target, rel)) : link(join(dir, rel), join(target, rel)))));
   } catch (err) {
     await remove();
     throw err;
@@ -75,46 +88,65 @@ async function snapshotFiles(dir: string): Promise<{ dir: string; remove: () => 
   return { dir: target, remove };
 }
 
+/** A snapshot of `source` checked whole, or why not; no snapshot (null) on a read-only file system. */
+async function checkedSnapshot(source: string): Promise<{ snap: Awaited<ReturnType<typeof snapshotFiles>>; problem: string | null }> {
+  const snap = await snapshotFiles(source);
+  const problem = await checkpointProblem(snap?.dir ?? source);
+  if (problem !== null) await snap?.remove();
+  return { snap, problem };
+}
+
+const RETRY = Symbol('retry');
+
 /**
  * A checkpoint to read, whole: `target` is a checkpoint folder (RUN/checkpoints/step-N) or a run
- * folder (its latest intact checkpoint, src/runs/checkpoint.ts). Null when `target` is a run folder
- * without checkpoints. Throws DamagedRunError for a checkpoint that is damaged and stays so.
+ * folder (the checkpoint its latest.json names; without a writer, and when that is missing or
+ * damaged, its newest intact checkpoint, as a resume would choose, src/runs/checkpoint.ts). Null when
+ * `target` is a run folder without checkpoints. Throws DamagedRunError for a checkpoint that is
+ * damaged and stays so.
  */
 export async function openCheckpoint(target: string, notice: Notice = stderrNotice): Promise<CheckpointSnapshot | null> {
-  const isCheckpoint = async (): Promise<boolean> => {
-    try {
-      await lstat(join(target, 'state.json'));
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  const direct = await isCheckpoint();
+  const direct = await hasState(target);
+  const runDir = direct ? dirname(dirname(target)) : target;
+  const deadline = Date.now() + RACE_LIMIT_MS;
   for (let attempt = 1; ; attempt++) {
-    const last = attempt === ATTEMPTS;
-    // Notices of attempts that a race spoiled are not shown: only those of the one that is used.
-    const heard: string[] = [];
+    const live = isRunLocked(runDir);
+    const expired = Date.now() >= deadline;
+    const last = expired || ((direct || !live) && attempt >= QUIET_ATTEMPTS);
     try {
-      const source = direct ? target : await latestCheckpoint(target, (m) => heard.push(m));
+      let source: string | null | typeof RETRY;
+      if (direct) source = target;
+      else if (live && !last) {
+        // Where the pointer says: the trainer replaces it atomically, so it names a whole checkpoint
+        // (or none yet, or one it has pruned since: then a newer one is named).
+        source = await pointedCheckpoint(runDir);
+        if (source === null) source = (await hasStepFolders(runDir)) ? RETRY : null;
+      } else source = await latestCheckpoint(runDir, notice);
       if (source === null) return null;
-      const snap = await snapshotFiles(source);
-      const dir = snap?.dir ?? source;
-      const problem = await checkpointProblem(dir);
-      if (problem === null) {
-        const state = await readCheckpointState(dir);
-        heard.forEach((m) => notice(m));
-        return { source, dir, state, close: async () => snap?.remove() };
+      if (source !== RETRY) {
+        const { snap, problem } = await checkedSnapshot(source);
+        if (problem === null) {
+          const dir = snap?.dir ?? source;
+          const state = await readCheckpointState(dir);
+          return { source, dir, state, close: async () => snap?.remove() };
+        }
+        if (last || snap === null || (!live && direct)) throw new DamagedRunError(`checkpoint ${source} is damaged: ${problem}`);
       }
-      await snap?.remove();
-      if (last || snap === null) throw new DamagedRunError(`checkpoint ${source} is damaged: ${problem}`);
     } catch (err) {
-      // A race with the trainer: the folder went while being linked, or every checkpoint the scan
-      // listed was pruned before it was checked. The next attempt starts from the pointer again.
-      if (last || !(vanished(err) || (err instanceof DamagedRunError && !direct))) throw err;
-      if (direct && vanished(err) && !(await isCheckpoint())) {
-        throw new DamagedRunError(`checkpoint ${target} was removed while it was being read (the run keeps only its last train.keepCheckpoints checkpoints); read the run folder ${dirname(dirname(target))} for its newest one`);
+      if (live && expired) throw new RunError(`${runDir}: its checkpoints were replaced faster than they could be read for ${RACE_LIMIT_MS / 1000} s (a checkpoint every few steps and train.keepCheckpoints: 1?); read again, or keep more checkpoints`);
+      if (last || !(vanished(err) || (live && err instanceof DamagedRunError && !direct))) throw err;
+      if (direct && vanished(err) && !(await hasState(target))) {
+        throw new DamagedRunError(`checkpoint ${target} was removed while it was being read (the run keeps only its last train.keepCheckpoints checkpoints); read the run folder ${runDir} for its newest one`);
       }
     }
-    await pause(20 * attempt);
+    await pause();
+  }
+}
+
+async function hasStepFolders(runDir: string): Promise<boolean> {
+  try {
+    return (await readdir(join(runDir, 'checkpoints'))).some((d) => /^step-\d+$/.test(d));
+  } catch {
+    return false;
   }
 }

@@ -139,6 +139,14 @@ async function readPointer(file: string): Promise<{ dir: string } | { problem: s
   return { dir };
 }
 
+/** The checkpoint folder latest.json names (without checking it), or null when the pointer is missing or damaged. */
+export async function pointedCheckpoint(runDir: string): Promise<string | null> {
+  const file = join(runDir, 'checkpoints', 'latest.json');
+  if (!existsSync(file)) return null;
+  const pointer = await readPointer(file);
+  return 'dir' in pointer ? join(runDir, 'checkpoints', pointer.dir) : null;
+}
+
 /**
  * The folder of the run's checkpoint to resume from, or null when it has none. latest.json is
  * followed when it names an intact checkpoint of this run; otherwise (damaged, pointing outside the

@@ -154,3 +154,14 @@ function releaseLockSync(file: string, text: string): void {
     // Gone already, or a folder turned read-only: the next run takes a dead holder's lock over.
   }
 }
+
+/** Whether a live process holds `runDir`'s lock now (a reader's question: may the run's checkpoints be changing?). */
+export function isRunLocked(runDir: string): boolean {
+  const file = join(runDir, LOCK_FILE);
+  try {
+    const info = JSON.parse(readFileSync(file, 'utf8')) as LockInfo;
+    return typeof info?.pid === 'number' && holderState(info, file) === 'alive';
+  } catch {
+    return false;
+  }
+}
