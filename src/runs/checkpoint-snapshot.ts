@@ -88,12 +88,27 @@ async function snapshotFiles(dir: string): Promise<{ dir: string; remove: () => 
   return { dir: target, remove };
 }
 
-/** A snapshot of `source` checked whole, or why not; no snapshot (null) on a read-only file system. */
-async function checkedSnapshot(source: string): Promise<{ snap: Awaited<ReturnType<typeof snapshotFiles>>; problem: string | null }> {
+type Snapshot = Awaited<ReturnType<typeof snapshotFiles>>;
+
+/**
+ * A snapshot of `source` checked whole, with its state, or why not; no snapshot (null) on a read-only
+ * file system. Errors name the checkpoint, not the snapshot the user never asked for.
+ */
+async function checkedSnapshot(source: string): Promise<{ snap: Snapshot; problem: string | null; state?: CheckpointState }> {
   const snap = await snapshotFiles(source);
-  const problem = await checkpointProblem(snap?.dir ?? source);
-  if (problem !== null) await snap?.remove();
-  return { snap, problem };
+  const dir = snap?.dir ?? source;
+  try {
+    const problem = await checkpointProblem(dir);
+    if (problem !== null) {
+      await snap?.remove();
+      return { snap, problem };
+    }
+    return { snap, problem, state: await readCheckpointState(dir) };
+  } catch (err) {
+    await snap?.remove();
+    if (err instanceof RunError && snap) err.message = err.message.split(snap.dir).join(source);
+    throw err;
+  }
 }
 
 const RETRY = Symbol('retry');
@@ -124,12 +139,8 @@ export async function openCheckpoint(target: string, notice: Notice = stderrNoti
       } else source = await latestCheckpoint(runDir, notice);
       if (source === null) return null;
       if (source !== RETRY) {
-        const { snap, problem } = await checkedSnapshot(source);
-        if (problem === null) {
-          const dir = snap?.dir ?? source;
-          const state = await readCheckpointState(dir);
-          return { source, dir, state, close: async () => snap?.remove() };
-        }
+        const { snap, problem, state } = await checkedSnapshot(source);
+        if (state) return { source, dir: snap?.dir ?? source, state, close: async () => snap?.remove() };
         if (last || snap === null || (!live && direct)) throw new DamagedRunError(`checkpoint ${source} is damaged: ${problem}`);
       }
     } catch (err) {
