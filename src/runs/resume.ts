@@ -2,7 +2,8 @@
 // compared with the configuration given (src/runs/config-change.ts), its trainables loaded, and
 // metrics.jsonl restored to exactly the lines that checkpoint covers (from the copy it holds, so an
 // edited or damaged metrics.jsonl is repaired, with a notice).
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Engine } from '../engine/types.ts';
 import type { MarftConfig } from '../config/schema.ts';
@@ -36,9 +37,10 @@ export async function cleanRunFolder(runDir: string, notice: Notice): Promise<vo
   const checkpoints = join(runDir, 'checkpoints');
   await writing(checkpoints, () => removeLeftovers(checkpoints, notice, { ownToo: true }));
   await markRunFolder(runDir);
+  // A checkpoints folder not made yet goes into the run folder just written to.
+  if (!existsSync(checkpoints)) return;
   const probe = join(checkpoints, `.write-check.tmp-${process.pid}`);
   await writing(checkpoints, async () => {
-    await mkdir(checkpoints, { recursive: true });
     await writeFile(probe, '');
     await rm(probe);
   });
