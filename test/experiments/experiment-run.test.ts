@@ -22,8 +22,18 @@ const root = mkdtempSync(join(tmpdir(), 'marft-experiment-'));
 const whole = join(root, 'whole');
 after(() => rmSync(root, { recursive: true, force: true }));
 
-const readJsonl = (file: string): ExperimentResult[] => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as ExperimentResult);
-const readTable = (out: string): ExperimentTable => JSON.parse(readFileSync(join(out, 'table.json'), 'utf8')) as ExperimentTable;
+/** The results as written, less the format version every line carries (test/experiments/results.test.ts checks it). */
+const readJsonl = (file: string): ExperimentResult[] => readFileSync(file, 'utf8').trim().split('\n').map((l) => {
+  const { version, ...result } = JSON.parse(l) as ExperimentResult & { version: number };
+  assert.equal(version, 1);
+  return result;
+});
+/** table.json, less its format and version. */
+const readTable = (out: string): ExperimentTable => {
+  const { format, version, ...table } = JSON.parse(readFileSync(join(out, 'table.json'), 'utf8')) as ExperimentTable & { format: string; version: number };
+  assert.deepEqual([format, version], ['marft-experiment-table', 1]);
+  return table;
+};
 
 /** Every file of every run folder with its size and modification time: a retrained or re-evaluated run changes some. */
 function runFiles(out: string): Map<string, string> {

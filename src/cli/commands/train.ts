@@ -14,6 +14,7 @@ import { acquireRunLock, type RunLock } from '../../runs/run-lock.ts';
 import { assertRunFolder, folderKind, markRunFolder } from '../../runs/run-folder.ts';
 import { RunStopped, signalExitCode, watchStop, type StopRequest } from '../../runs/stop-signal.ts';
 import { WriteFailedError, writing } from '../../runs/write-errors.ts';
+import { MemoryExhaustedError } from '../../runs/memory-errors.ts';
 import { assertTrainableModel, buildEngine, buildTask } from '../../run/setup.ts';
 import { SamplerMismatchError } from '../../engine/vllm/consistency.ts';
 import type { SamplingEngine } from '../../engine/types.ts';
@@ -167,6 +168,10 @@ export async function run(args: string[]): Promise<number> {
       return signalExitCode(request.signal);
     }
     if (err instanceof WriteFailedError) throw new UserError(`${err.message}; ${runDir ? resumeHint(runDir) : 'nothing was written: once that is fixed, run the same command again'}`);
+    if (err instanceof MemoryExhaustedError && runDir) {
+      const smaller = Math.max(1, Math.floor(config!.train.microBatchTokens / 2));
+      throw new UserError(`${err.message}; the run's checkpoints are intact: continue with e.g. marft train --resume ${runDir} --set train.microBatchTokens=${smaller}`);
+    }
     // A task's option that does not fit the model shows up only once the engine exists.
     if (err instanceof ConfigError || err instanceof TaskOptionError) throw new UserError(err.message);
     // vLLM serving an adapter differently from the trainer stops the run in one line (docs/scaling.md).
