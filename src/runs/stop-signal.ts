@@ -67,6 +67,23 @@ export interface StopWatchOptions {
   parentPollMs?: number;
 }
 
+let pipesTolerated = false;
+
+/**
+ * A parent that went away may take the reading end of stdout and stderr with it: the stop's line
+ * then has nowhere to go, which must not turn a clean stop into a crash. Installed once, for the rest
+ * of the process (the failed write is reported after the line's caller has moved on).
+ */
+function tolerateBrokenPipes(): void {
+  if (pipesTolerated) return;
+  pipesTolerated = true;
+  const brokenPipe = (err: NodeJS.ErrnoException): void => {
+    if (err.code !== 'EPIPE') throw err;
+  };
+  process.stdout.on('error', brokenPipe);
+  process.stderr.on('error', brokenPipe);
+}
+
 /** Installs the handlers of a clean stop; the caller passes `signal` to train() and disposes the watch at the end. */
 export function watchStop(options: StopWatchOptions): StopWatch {
   const controller = new AbortController();
@@ -98,6 +115,7 @@ export function watchStop(options: StopWatchOptions): StopWatch {
     }
     process.on(signal, handlers.get(signal)!);
   }
+  tolerateBrokenPipes();
   let timer: NodeJS.Timeout | null = null;
   const parent = process.ppid;
   // A parent of 1 is init already (started by a service manager, or the parent died before this

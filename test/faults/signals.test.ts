@@ -3,10 +3,11 @@
 // signal's number); the same signal delivered twice at once (a terminal's group and a forwarding
 // wrapper) is one request; a second request stops at once (exit status of that signal, one line,
 // no lock, no temporaries); started through `npx marft`, a SIGTERM to npx stops the trainer too (it
-// stops when its parent goes away). After each, a resume ends with the uninterrupted run's metrics.
+// stops when its parent goes away), and an experiment killed with SIGKILL takes its run's trainer
+// with it. After each, a resume ends with the uninterrupted run's metrics.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assertOneLine, assertResumesToReference, latestStep, leftBehind, marft, metrics, processWith, start, tempRoot, waitUntil, writeConfig } from './fault-helpers.ts';
 
@@ -100,4 +101,26 @@ test('through npx marft: a SIGTERM to npx stops the trainer as well (it stops wh
   assertOneLine(trainerLine, new RegExp(`^marft train: stopped because the process that started marft went away \\(taken as SIGHUP\\) after step (\\d+); every completed step is in checkpoints/step-\\d+; resume with: marft train --resume ${run}$`), 'npx');
   assert.deepEqual(leftBehind(run), []);
   await assertResumesToReference(run, reference.run!, 'npx');
+});
+
+test('marft experiment killed with SIGKILL while a run trains: the run\'s trainer stops cleanly too (its parent went away) and releases the run; the rerun resumes it to the uninterrupted metrics', async () => {
+  const file = join(root, 'one-row.yaml');
+  writeFileSync(file, ['name: one-row', 'seeds: [3]', 'rows:', `  - { name: marft, config: ${config} }`, 'columns:', '  - { name: coordination, set: { eval.seeds: 1 } }', ''].join('\n'));
+  const out = join(root, 'experiment');
+  const run = join(out, 'runs', 'marft', 'seed-3');
+  const experiment = start(['experiment', file, '--out', out]);
+  await waitUntil(() => latestStep(run) >= 7, experiment, 'the first checkpoint of the experiment\'s run');
+  experiment.child.kill('SIGKILL');
+  await experiment.exited;
+  // The orphaned trainer sees its parent gone and stops as on SIGHUP: every completed step checkpointed, no lock.
+  const t0 = Date.now();
+  while (processWith(run).length > 0 && Date.now() - t0 < 60_000) await new Promise((res) => setTimeout(res, 50));
+  assert.deepEqual(processWith(run), [], 'the trainer outlived the experiment');
+  assert.deepEqual(leftBehind(run), []);
+  assert.ok(latestStep(run) < 60, 'the run finished before its parent was killed');
+  assert.equal(metrics(run).length, latestStep(run), 'the trainer did not stop cleanly (a step after its last checkpoint)');
+  const rerun = await marft(['experiment', file, '--out', out]);
+  assert.equal(rerun.status, 0, rerun.stderr);
+  assert.match(rerun.stderr, /experiment: train marft seed 3: start \(resume from step \d+ of 60\)/);
+  assert.deepEqual(metrics(run), reference.run);
 });
