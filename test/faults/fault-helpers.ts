@@ -74,7 +74,7 @@ export async function withBindMount<T>(dir: string, body: () => Promise<T>): Pro
 export const readOnly = (dir: string): void => sh('mount', ['-o', 'remount,ro,bind', dir]);
 export const readWrite = (dir: string): void => sh('mount', ['-o', 'remount,rw,bind', dir]);
 
-/** A fresh folder for one test, removed by the caller's after hook through `cleanup`. */
+/** A fresh folder for one test file (its after hook removes it). */
 export function tempRoot(name: string): string {
   return mkdtempSync(join(tmpdir(), `marft-fault-${name}-`));
 }
