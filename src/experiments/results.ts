@@ -1,8 +1,12 @@
 // OUT/results.jsonl: one line per (row, seed, column) evaluation, appended as soon as it exists and
 // never recomputed. A line is the unit of progress: a kill can at worst cut the line being written,
 // which is dropped (and cut off the file) when the experiment next reads it, so that evaluation runs again.
+// Each line carries its format version (src/runs/format-version.ts): a line of a newer marft is refused
+// in one line; a line without one (written before versions existed) is read as version 1.
 import { appendFile, readFile, truncate } from 'node:fs/promises';
 import { ExperimentError } from './experiment-error.ts';
+import { FORMAT_VERSIONS, formatVersion } from '../runs/format-version.ts';
+import { writing } from '../runs/write-errors.ts';
 
 export interface ExperimentResult {
   row: string;
@@ -50,11 +54,14 @@ export async function readResults(file: string, repair = true): Promise<Experime
       throw new ExperimentError(`${file}: line ${i + 1} is not JSON; remove it to evaluate that run again`);
     }
     if (!isResult(v)) throw new ExperimentError(`${file}: line ${i + 1} is not a result {row, seed, column, score, perSeed, problems, step, checkpoint}; remove it to evaluate that run again`);
-    return v;
+    if (formatVersion(`${file} (line ${i + 1})`, 'marft-experiment-result', v) === null) throw new ExperimentError(`${file}: line ${i + 1} has no valid version; remove it to evaluate that run again`);
+    const { version: _version, ...result } = v as ExperimentResult & { version?: number };
+    return result;
   });
 }
 
-/** Appends one result as one line (a single write). */
+/** Appends one result as one line (a single write); a full disk or a read-only folder is one line. */
 export async function appendResult(file: string, result: ExperimentResult): Promise<void> {
-  await appendFile(file, `${JSON.stringify(result)}\n`);
+  const line = { ...result, version: FORMAT_VERSIONS['marft-experiment-result'] };
+  await writing(file, () => appendFile(file, `${JSON.stringify(line)}\n`));
 }

@@ -11,6 +11,8 @@ import type { MarftConfig } from '../config/schema.ts';
 import { writeFileAtomic } from '../runs/checkpoint.ts';
 import { stderrNotice, type Notice } from '../core/notice.ts';
 import { acquireRunLock } from '../runs/run-lock.ts';
+import { formatFields } from '../runs/format-version.ts';
+import { writing } from '../runs/write-errors.ts';
 import { evaluationSets, loadFor, trainingSets, type Experiment, type ExperimentRow } from './experiment-file.ts';
 import { runMarft } from './marft-child.ts';
 import { appendResult, readResults, resultKey, type ExperimentResult } from './results.ts';
@@ -107,7 +109,7 @@ export class ExperimentStopped extends Error {
 export async function runExperiment(exp: Experiment, opts: ExperimentOptions): Promise<ExperimentTable> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const out = resolve(opts.out);
-  await mkdir(out, { recursive: true });
+  await writing(out, () => mkdir(out, { recursive: true }));
   // One experiment process per OUT: two would evaluate the same runs and append the same results twice.
   const lock = await acquireRunLock(out, stderrNotice);
   try {
@@ -139,7 +141,7 @@ async function runPlan(exp: Experiment, opts: ExperimentOptions, out: string, lo
       else {
         const t0 = Date.now();
         log(`experiment: train ${name}: start (${statusText(run)})`);
-        await mkdir(run.runDir, { recursive: true });
+        await writing(run.runDir, () => mkdir(run.runDir, { recursive: true }));
         const args = status.kind === 'partial'
           ? ['train', '--resume', run.runDir, '--no-progress']
           : ['train', run.row.config, '--run-dir', run.runDir, '--no-progress', ...sets.flatMap((s) => ['--set', s])];
@@ -201,7 +203,7 @@ export async function writeOutputs(exp: Experiment, out: string): Promise<Experi
 export async function writeTable(exp: Experiment, out: string): Promise<ExperimentTable> {
   const table = buildTable(exp, await readResults(resultsFile(out), false));
   await mkdir(resolve(out), { recursive: true });
-  await writeFileAtomic(join(resolve(out), 'table.json'), `${JSON.stringify(table, null, 2)}\n`);
+  await writeFileAtomic(join(resolve(out), 'table.json'), `${JSON.stringify({ ...formatFields('marft-experiment-table'), ...table }, null, 2)}\n`);
   await writeFileAtomic(join(resolve(out), 'table.md'), tableMarkdown(table));
   return table;
 }

@@ -2,9 +2,13 @@
 // then renamed into place (a rename within one file system is atomic). A kill -9 therefore leaves
 // either the old content or the new, plus at worst a temporary that src/runs/leftovers.ts removes once
 // its writer is dead. Every temporary name contains ".tmp-<pid>" (checkpoint folders:
-// ".tmp-step-NNNNNN-<pid>"), which is how leftovers are recognised.
+// ".tmp-step-NNNNNN-<pid>"), which is how leftovers are recognised. A write that fails (a full disk,
+// a read-only folder) removes its temporary and leaves the old content; the error is the one line of
+// src/runs/write-errors.ts.
 import { open, rename, rm } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
+import { trackTemporary } from './temporaries.ts';
+import { writing } from './write-errors.ts';
 
 /** The temporary name for `path` written by this process (`suffix` tells apart several at once). */
 export function tempPath(path: string, suffix = ''): string {
@@ -20,17 +24,23 @@ export function pidOfTemp(name: string): number | null {
 /** Writes `data` to `file` atomically and durably (temp file, fsync, rename). */
 export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
   const tmp = tempPath(file);
-  const handle = await open(tmp, 'w');
+  const untrack = trackTemporary(tmp);
   try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await rename(tmp, file);
+    await writing(file, async () => {
+      const handle = await open(tmp, 'w');
+      try {
+        await handle.writeFile(data);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(tmp, file);
+    });
   } catch (err) {
-    await rm(tmp, { force: true });
+    // Best effort: on a folder turned read-only the temporary cannot go either (the leftover sweep removes it later).
+    await rm(tmp, { force: true }).catch(() => undefined);
     throw err;
+  } finally {
+    untrack();
   }
 }

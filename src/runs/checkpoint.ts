@@ -11,20 +11,27 @@
 //     critics/<name>/       engine.saveCritic
 //     optim/<kind>-<name>   engine.saveOptimizerState
 //     metrics.jsonl         the run's metrics lines up to this step (restores a damaged RUN/metrics.jsonl)
-//     state.json            { step, metricsLines, seed, adapters, critics, trainer, config }
+//     state.json            { format, version, step, metricsLines, seed, adapters, critics, trainer, config }
 //     manifest.json         size and sha256 of each file above (src/runs/manifest.ts), written last
-//   RUN/checkpoints/latest.json   { "dir": "step-000010" }
+//   RUN/checkpoints/latest.json   { "format": "marft-run-pointer", "version": 1, "dir": "step-000010" }
+// state.json and latest.json carry format versions (src/runs/format-version.ts): a newer one is
+// refused, one without a version (written before versions existed) is read as version 1. A full disk
+// or a read-only checkpoints folder is one line (src/runs/write-errors.ts), with the previous
+// checkpoints untouched.
 import { existsSync } from 'node:fs';
 import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Engine, Trainable } from '../engine/types.ts';
 import type { MarftConfig } from '../config/schema.ts';
 import { writeFileAtomic } from './atomic-write.ts';
+import { formatFields, formatVersion } from './format-version.ts';
 import { assertFolderFinite } from './finite-guard.ts';
 import { manifestProblem, writeManifest } from './manifest.ts';
 import { stderrNotice, type Notice } from '../core/notice.ts';
 import { DamagedRunError } from './run-errors.ts';
+import { trackTemporary } from './temporaries.ts';
 import type { TrainerState } from './trainer-state.ts';
+import { writing } from './write-errors.ts';
 
 export { writeFileAtomic } from './atomic-write.ts';
 
@@ -59,41 +66,47 @@ export const checkpointName = (step: number): string => `step-${String(step).pad
  */
 export async function saveCheckpoint(engine: Engine, runDir: string, state: CheckpointState, keep: number, metricsText = ''): Promise<string> {
   const root = join(runDir, 'checkpoints');
-  await mkdir(root, { recursive: true });
   const name = checkpointName(state.step);
-  const tmp = join(root, `.tmp-${name}-${process.pid}`);
-  await rm(tmp, { recursive: true, force: true });
-  try {
-    await mkdir(join(tmp, 'optim'), { recursive: true });
-    for (const a of state.adapters) {
-      await engine.saveAdapter(a, join(tmp, 'adapters', a));
-      await engine.saveOptimizerState({ kind: 'adapter', name: a }, join(tmp, 'optim', optimFile({ kind: 'adapter', name: a })));
-    }
-    for (const c of state.critics) {
-      await engine.saveCritic(c, join(tmp, 'critics', c));
-      await engine.saveOptimizerState({ kind: 'critic', name: c }, join(tmp, 'optim', optimFile({ kind: 'critic', name: c })));
-    }
-    await assertFolderFinite(tmp);
-    await writeFile(join(tmp, 'metrics.jsonl'), metricsText);
-    await writeFile(join(tmp, 'state.json'), JSON.stringify(state, null, 2));
-    await writeManifest(tmp);
-  } catch (err) {
-    await rm(tmp, { recursive: true, force: true });
-    throw err;
-  }
   const final = join(root, name);
-  if (existsSync(final)) {
-    // The same step saved again (a resume that stops where it started): the old folder is moved
-    // aside, not deleted, until the new one is in place.
-    const old = join(root, `.tmp-${name}-${process.pid}-old`);
-    await rm(old, { recursive: true, force: true });
-    await rename(final, old);
-    await rename(tmp, final);
-    await rm(old, { recursive: true, force: true });
-  } else {
-    await rename(tmp, final);
+  const tmp = join(root, `.tmp-${name}-${process.pid}`);
+  const untrack = trackTemporary(tmp);
+  try {
+    await writing(final, async () => {
+      await mkdir(root, { recursive: true });
+      await rm(tmp, { recursive: true, force: true });
+      await mkdir(join(tmp, 'optim'), { recursive: true });
+      for (const a of state.adapters) {
+        await engine.saveAdapter(a, join(tmp, 'adapters', a));
+        await engine.saveOptimizerState({ kind: 'adapter', name: a }, join(tmp, 'optim', optimFile({ kind: 'adapter', name: a })));
+      }
+      for (const c of state.critics) {
+        await engine.saveCritic(c, join(tmp, 'critics', c));
+        await engine.saveOptimizerState({ kind: 'critic', name: c }, join(tmp, 'optim', optimFile({ kind: 'critic', name: c })));
+      }
+      await assertFolderFinite(tmp);
+      await writeFile(join(tmp, 'metrics.jsonl'), metricsText);
+      await writeFile(join(tmp, 'state.json'), JSON.stringify({ ...state, ...formatFields('marft-checkpoint-state') }, null, 2));
+      await writeManifest(tmp);
+      if (existsSync(final)) {
+        // The same step saved again (a resume that stops where it started): the old folder is moved
+        // aside, not deleted, until the new one is in place.
+        const old = join(root, `.tmp-${name}-${process.pid}-old`);
+        await rm(old, { recursive: true, force: true });
+        await rename(final, old);
+        await rename(tmp, final);
+        await rm(old, { recursive: true, force: true });
+      } else {
+        await rename(tmp, final);
+      }
+    });
+  } catch (err) {
+    // Best effort (a folder turned read-only keeps it; the next run's leftover sweep removes it).
+    await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
+    throw err;
+  } finally {
+    untrack();
   }
-  await writeFileAtomic(join(root, 'latest.json'), JSON.stringify({ dir: name }));
+  await writeFileAtomic(join(root, 'latest.json'), JSON.stringify({ ...formatFields('marft-run-pointer'), dir: name }));
   // Older checkpoints beyond `keep` go only after the new one is in place.
   const all = (await readdir(root)).filter((d) => STEP_DIR.test(d)).sort();
   for (const old of all.slice(0, Math.max(0, all.length - keep))) await rm(join(root, old), { recursive: true, force: true });
@@ -119,10 +132,19 @@ async function readPointer(file: string): Promise<{ dir: string } | { problem: s
   } catch {
     return { problem: 'checkpoints/latest.json is damaged (not valid JSON)' };
   }
+  if (formatVersion(file, 'marft-run-pointer', parsed) === null) return { problem: 'checkpoints/latest.json is damaged (no valid version)' };
   const dir = (parsed as { dir?: unknown } | null)?.dir;
   // The pointer comes from disk: only a step folder of this run, never '../x' or an absolute path.
   if (typeof dir !== 'string' || !STEP_DIR.test(dir)) return { problem: `checkpoints/latest.json names ${JSON.stringify(dir)}, which is not a checkpoint folder inside this run; ignored` };
   return { dir };
+}
+
+/** The checkpoint folder latest.json names (without checking it), or null when the pointer is missing or damaged. */
+export async function pointedCheckpoint(runDir: string): Promise<string | null> {
+  const file = join(runDir, 'checkpoints', 'latest.json');
+  if (!existsSync(file)) return null;
+  const pointer = await readPointer(file);
+  return 'dir' in pointer ? join(runDir, 'checkpoints', pointer.dir) : null;
 }
 
 /**
@@ -177,6 +199,7 @@ export async function readCheckpointState(dir: string): Promise<CheckpointState>
   } catch {
     throw new DamagedRunError(`checkpoint ${dir}: state.json is missing or not valid JSON`);
   }
+  if (formatVersion(join(dir, 'state.json'), 'marft-checkpoint-state', state) === null) throw new DamagedRunError(`checkpoint ${dir}: state.json has no valid version`);
   const names = (xs: unknown): boolean => Array.isArray(xs) && xs.every((x) => typeof x === 'string' && SAFE_NAME.test(x));
   if (!Number.isInteger(state?.step) || state.step < 0 || !Number.isInteger(state.metricsLines) || state.metricsLines < 0 || !names(state.adapters) || !names(state.critics)) {
     throw new DamagedRunError(`checkpoint ${dir}: state.json lacks a valid step, metricsLines, adapters or critics`);
@@ -185,8 +208,9 @@ export async function readCheckpointState(dir: string): Promise<CheckpointState>
 }
 
 /** Loads adapters and critics (trainable again, unlike the reference code) and their optimiser states, after checking the checkpoint is intact. */
-export async function loadCheckpoint(engine: Engine, dir: string, options: { optimiser: boolean }): Promise<CheckpointState> {
-  const problem = await checkpointProblem(dir);
+export async function loadCheckpoint(engine: Engine, dir: string, options: { optimiser: boolean; checked?: boolean }): Promise<CheckpointState> {
+  // `checked`: the caller has just checked this folder and nothing can change it (a reader's snapshot, ./checkpoint-snapshot.ts).
+  const problem = options.checked ? null : await checkpointProblem(dir);
   if (problem !== null) throw new DamagedRunError(`checkpoint ${dir} is damaged: ${problem}`);
   const state = await readCheckpointState(dir);
   for (const a of state.adapters) {

@@ -10,6 +10,7 @@ import type { MarftConfig } from '../config/schema.ts';
 import { writeFileAtomic } from './atomic-write.ts';
 import type { Notice } from '../core/notice.ts';
 import { ConfigChangeError } from './run-errors.ts';
+import { writing } from './write-errors.ts';
 
 export interface ConfigDifference {
   key: string;
@@ -89,7 +90,8 @@ export async function checkConfigChange(snapshot: MarftConfig, config: MarftConf
     throw new ConfigChangeError(`the configuration differs from the run's checkpoint at step ${check.step}: ${listed(diffs)}; to apply this change mid-run, resume with --accept-config-change (it is recorded in config-changes.jsonl)`);
   }
   const lines = diffs.map((d) => `${JSON.stringify({ step: check.step, key: d.key, old: d.old ?? null, new: d.new ?? null })}\n`).join('');
-  await appendFile(join(check.runDir, 'config-changes.jsonl'), lines);
+  const changes = join(check.runDir, 'config-changes.jsonl');
+  await writing(changes, () => appendFile(changes, lines));
   await writeFileAtomic(join(check.runDir, 'config.json'), JSON.stringify(config, null, 2));
   check.notice(`configuration changed at step ${check.step}: ${listed(diffs)} (recorded in config-changes.jsonl)`);
   return diffs;

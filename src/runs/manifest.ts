@@ -4,10 +4,11 @@
 //
 //   manifest.json  { "format": "marft-manifest", "version": 1, "files": { "state.json": { "size": 123, "sha256": "…" }, … } }
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from './atomic-write.ts';
+import { formatFields, formatVersion } from './format-version.ts';
 
 export const MANIFEST = 'manifest.json';
 
@@ -18,7 +19,7 @@ interface FileEntry {
 
 interface Manifest {
   format: 'marft-manifest';
-  version: 1;
+  version: number;
   files: Record<string, FileEntry>;
 }
 
@@ -46,29 +47,50 @@ export async function writeManifest(dir: string): Promise<void> {
     const full = join(dir, rel);
     files[rel] = { size: (await stat(full)).size, sha256: await sha256(full) };
   }
-  const manifest: Manifest = { format: 'marft-manifest', version: 1, files };
+  const manifest: Manifest = { ...formatFields('marft-manifest'), format: 'marft-manifest', files };
   await writeFileAtomic(join(dir, MANIFEST), JSON.stringify(manifest, null, 1));
 }
 
-/** Null when `dir` is intact; otherwise why not, in a few words ("adapters/x/a.safetensors: 40 bytes, the manifest says 96"). */
+/**
+ * Null when `dir` is intact; otherwise why not, in a few words ("adapters/x/a.safetensors: 40 bytes,
+ * the manifest says 96"). Throws FormatVersionError for a manifest of a newer marft.
+ */
 export async function manifestProblem(dir: string): Promise<string | null> {
   const file = join(dir, MANIFEST);
-  if (!existsSync(file)) return 'no manifest.json (its write did not finish)';
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? 'no manifest.json (its write did not finish)' : `manifest.json cannot be read (${code ?? (err as Error).message})`;
+  }
   let manifest: Manifest;
   try {
-    manifest = JSON.parse(await readFile(file, 'utf8')) as Manifest;
+    manifest = JSON.parse(text) as Manifest;
   } catch {
     return 'manifest.json is not valid JSON';
   }
   if (manifest?.format !== 'marft-manifest' || typeof manifest.files !== 'object' || manifest.files === null) return 'manifest.json is not a marft manifest';
+  // A newer manifest is refused (FormatVersionError), never taken for damage: the folder would be skipped or rebuilt.
+  if (formatVersion(file, 'marft-manifest', manifest) === null) return 'manifest.json has no valid version';
   for (const [rel, entry] of Object.entries(manifest.files)) {
     // Entries come from a file on disk: never follow one out of the folder.
     if (rel.startsWith('/') || rel.split('/').includes('..')) return `manifest.json names ${JSON.stringify(rel)}, outside the folder`;
-    const full = join(dir, rel);
-    if (!existsSync(full)) return `${rel} is missing`;
+    const problem = await fileProblem(join(dir, rel), rel, entry);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+/** Why the file at `full` does not match its manifest entry, or null; a file removed meanwhile is missing. */
+async function fileProblem(full: string, rel: string, entry: FileEntry): Promise<string | null> {
+  try {
     const size = (await stat(full)).size;
     if (size !== entry.size) return `${rel}: ${size} bytes, the manifest says ${entry.size}`;
     if ((await sha256(full)) !== entry.sha256) return `${rel}: its checksum does not match the manifest`;
+    return null;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return `${rel} is missing`;
+    throw err;
   }
-  return null;
 }

@@ -5,9 +5,10 @@
 // as a different value), so a non-finite metric is written as the string "NaN", "Infinity" or
 // "-Infinity" and read back as that number. A line therefore round-trips exactly; null stays null
 // (a metric that does not apply at that step, e.g. the actor's loss during the critic warm-up).
-import { appendFile, readFile } from 'node:fs/promises';
+import { appendFile, readFile, stat, truncate } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { writeFileAtomic } from './atomic-write.ts';
+import { writing } from './write-errors.ts';
 
 /** One line of metrics.jsonl. Keys ending in `_s` and `tokens_per_s` are timings (not reproducible). */
 export type StepMetrics = Record<string, number | string | null>;
@@ -34,8 +35,16 @@ export function decodeMetrics(line: string): StepMetrics {
 export class MetricsLog {
   constructor(readonly file: string) {}
 
+  /** One line; a write that fails part-way (a full disk) is cut off again, so the file keeps only whole lines. */
   async append(m: StepMetrics): Promise<void> {
-    await appendFile(this.file, encodeMetrics(m));
+    const size = existsSync(this.file) ? (await stat(this.file)).size : 0;
+    try {
+      await writing(this.file, () => appendFile(this.file, encodeMetrics(m)));
+    } catch (err) {
+      // Shrinking needs no space. Best effort: a file that cannot be shrunk is repaired by the resume.
+      await truncate(this.file, size).catch(() => undefined);
+      throw err;
+    }
   }
 
   /** The complete lines of the file as written (a line cut by a kill, and all after it, excluded). */

@@ -2,6 +2,8 @@
 // compared with the configuration given (src/runs/config-change.ts), its trainables loaded, and
 // metrics.jsonl restored to exactly the lines that checkpoint covers (from the copy it holds, so an
 // edited or damaged metrics.jsonl is repaired, with a notice).
+import { existsSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Engine } from '../engine/types.ts';
 import type { MarftConfig } from '../config/schema.ts';
@@ -10,6 +12,8 @@ import { checkConfigChange } from './config-change.ts';
 import { removeLeftovers } from './leftovers.ts';
 import type { MetricsLog } from './metrics-log.ts';
 import type { Notice } from '../core/notice.ts';
+import { markRunFolder } from './run-folder.ts';
+import { writing } from './write-errors.ts';
 
 export interface Resumed {
   dir: string;
@@ -22,10 +26,24 @@ export interface ResumeOptions {
   notice: Notice;
 }
 
-/** Removes leftovers of interrupted writes; the caller holds the run's lock, so ours are stale too. */
+/**
+ * Readies the run folder for training: removes leftovers of interrupted writes (the caller holds the
+ * run's lock, so ours are stale too), marks it as a run (./run-folder.ts), and checks that its
+ * checkpoints folder can be written, so that a read-only one is the one line of ./write-errors.ts
+ * before any step is spent rather than at the first checkpoint.
+ */
 export async function cleanRunFolder(runDir: string, notice: Notice): Promise<void> {
-  await removeLeftovers(runDir, notice, { ownToo: true });
-  await removeLeftovers(join(runDir, 'checkpoints'), notice, { ownToo: true });
+  await writing(runDir, () => removeLeftovers(runDir, notice, { ownToo: true }));
+  const checkpoints = join(runDir, 'checkpoints');
+  await writing(checkpoints, () => removeLeftovers(checkpoints, notice, { ownToo: true }));
+  await markRunFolder(runDir);
+  // A checkpoints folder not made yet goes into the run folder just written to.
+  if (!existsSync(checkpoints)) return;
+  const probe = join(checkpoints, `.write-check.tmp-${process.pid}`);
+  await writing(checkpoints, async () => {
+    await writeFile(probe, '');
+    await rm(probe);
+  });
 }
 
 /**

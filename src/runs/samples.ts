@@ -16,6 +16,7 @@ import { mkdir, readFile, readdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from './atomic-write.ts';
+import { writing } from './write-errors.ts';
 import type { Tokenizer } from '../tokenizer/types.ts';
 
 export const SAMPLES_FORMAT = 'marft-samples';
@@ -163,7 +164,7 @@ export function sampleLines(step: number | null, records: readonly SampleRecord[
  */
 export async function writeStepSamples(runDir: string, step: number, records: readonly SampleRecord[], limit: number): Promise<string> {
   if (!Number.isInteger(step) || step < 0) throw new Error(`samples: step must be a whole number ≥ 0, got ${step}`);
-  await mkdir(samplesDir(runDir), { recursive: true });
+  await writing(samplesDir(runDir), () => mkdir(samplesDir(runDir), { recursive: true }));
   const file = stepSamplesFile(runDir, step);
   await writeFileAtomic(file, sampleLines(step, boundSamples(records, limit)));
   return file;

@@ -33,6 +33,7 @@ import { readEvaluations, writeEvaluations, type EvaluationRecord, type Recorded
 import { cleanRunFolder, resumeRun } from '../runs/resume.ts';
 import { acquireRunLock, LOCK_FILE, type RunLock } from '../runs/run-lock.ts';
 import { finiteCheckpoint, guardedStep, stepDivergence } from '../runs/step-guard.ts';
+import { RunStopped } from '../runs/stop-signal.ts';
 import { INITIAL_TRAINER_STATE, type TrainerState } from '../runs/trainer-state.ts';
 import { assignCredit, flattenEpisodes, normaliseAdvantages, scaleRewards } from './batch.ts';
 import { flatGroups } from './credit/flat-groups.ts';
@@ -79,6 +80,11 @@ export interface TrainOptions {
    * into the folder, e.g. config.json); train() then neither takes nor releases it.
    */
   lock?: RunLock;
+  /**
+   * A request to stop (src/runs/stop-signal.ts), checked at each step boundary: the step in flight is
+   * finished and checkpointed, then train() throws RunStopped.
+   */
+  stop?: AbortSignal;
   /** The frozen teacher of algorithm mas-opd (src/run/teacher.ts opens it from teacher.*); it only scores. */
   teacher?: SamplingEngine;
 }
@@ -309,9 +315,18 @@ export async function trainLoop(options: LoopOptions): Promise<TrainResult> {
         await tracker.evaluation({ when: 'before', ...evaluations.before });
       }
       let checkpoint = resumed?.dir ?? '';
+      let saved = start;
+      const save = async (steps: number): Promise<void> => {
+        const covered = (await log.lines()).slice(0, steps).join('');
+        checkpoint = await finiteCheckpoint(steps - 1, config, () =>
+          saveCheckpoint(engine, runDir, { step: steps, metricsLines: steps, seed: config.seed, adapters, critics, trainer: trainerState, config }, config.train.keepCheckpoints, covered),
+        );
+        saved = steps;
+      };
       let lastEval: RecordedEvaluation | null = null;
       const stop = Math.min(config.train.steps, options.stopAtStep ?? config.train.steps);
-      for (let step = start; step < stop; step++) {
+      let completed = start;
+      for (let step = start; step < stop && !options.stop?.aborted; step++) {
         const state = trainerState;
         const done = await guardedStep(step, config, engine, trainables, () => trainStep(run, step, state));
         const m = done.metrics;
@@ -329,12 +344,13 @@ export async function trainLoop(options: LoopOptions): Promise<TrainResult> {
         if (diverged) throw diverged;
         if (done.samples) await writeStepSamples(runDir, step, done.samples, config.log.samplesEpisodes);
         await options.onStep?.(m);
-        if ((step + 1) % config.train.checkpointEvery === 0 || step + 1 === stop) {
-          const covered = (await log.lines()).slice(0, step + 1).join('');
-          checkpoint = await finiteCheckpoint(step, config, () =>
-            saveCheckpoint(engine, runDir, { step: step + 1, metricsLines: step + 1, seed: config.seed, adapters, critics, trainer: trainerState, config }, config.train.keepCheckpoints, covered),
-          );
-        }
+        completed = step + 1;
+        if (completed % config.train.checkpointEvery === 0 || completed === stop) await save(completed);
+      }
+      if (completed < stop) {
+        // Stopped on request: the completed steps are checkpointed, so a resume continues exactly.
+        if (saved < completed) await save(completed);
+        throw new RunStopped(options.stop?.reason, completed, checkpoint || null);
       }
       // A finished run resumed again keeps the score it recorded; the last step's train.evalEvery score is that score.
       if (beforeAfter && stop === config.train.steps && evaluations.after?.step !== stop) {

@@ -25,8 +25,18 @@ const root = mkdtempSync(join(tmpdir(), 'marft-experiment-'));
 const whole = join(root, 'whole');
 after(() => rmSync(root, { recursive: true, force: true }));
 
-const readJsonl = (file: string): ExperimentResult[] => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as ExperimentResult);
-const readTable = (out: string): ExperimentTable => JSON.parse(readFileSync(join(out, 'table.json'), 'utf8')) as ExperimentTable;
+/** The results as written, less the format version every line carries (test/experiments/results.test.ts checks it). */
+const readJsonl = (file: string): ExperimentResult[] => readFileSync(file, 'utf8').trim().split('\n').map((l) => {
+  const { version, ...result } = JSON.parse(l) as ExperimentResult & { version: number };
+  assert.equal(version, 1);
+  return result;
+});
+/** table.json, less its format and version. */
+const readTable = (out: string): ExperimentTable => {
+  const { format, version, ...table } = JSON.parse(readFileSync(join(out, 'table.json'), 'utf8')) as ExperimentTable & { format: string; version: number };
+  assert.deepEqual([format, version], ['marft-experiment-table', 1]);
+  return table;
+};
 const readResultsJson = (out: string): ExperimentResultsJson => JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ExperimentResultsJson;
 /** Everything an experiment derives from its results: table.json, results.json and the curves, byte for byte. */
 const outputs = (out: string): Record<string, string> => Object.fromEntries(['table.json', 'table.md', 'results.json', 'curves/coordination.svg'].map((f) => [f, readFileSync(join(out, f), 'utf8')]));

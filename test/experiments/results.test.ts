@@ -18,7 +18,7 @@ test('a missing file is no results; a cut last line is removed and the next appe
   await appendResult(file, result(0));
   writeFileSync(file, `${readFileSync(file, 'utf8')}{"row":"r","seed":1,"col`);
   assert.deepEqual(await readResults(file), [result(0)]);
-  assert.equal(readFileSync(file, 'utf8'), `${JSON.stringify(result(0))}\n`);
+  assert.equal(readFileSync(file, 'utf8'), `${JSON.stringify({ ...result(0), version: 1 })}\n`);
   await appendResult(file, result(1));
   assert.deepEqual(await readResults(file), [result(0), result(1)]);
 });
@@ -29,4 +29,15 @@ test('a damaged line before the last is one line naming it', async () => {
   await assert.rejects(readResults(file), /damaged\.jsonl: line 2 is not JSON; remove it to evaluate that run again$/);
   writeFileSync(file, `${JSON.stringify({ row: 'r' })}\n`);
   await assert.rejects(readResults(file), /line 1 is not a result/);
+});
+
+test('each line carries its format version: a newer one is refused in one line, a line without one (older) is read', async () => {
+  const file = join(root, 'versions.jsonl');
+  await appendResult(file, result(0));
+  assert.equal(JSON.parse(readFileSync(file, 'utf8')).version, 1);
+  writeFileSync(file, `${JSON.stringify(result(0))}\n${JSON.stringify({ ...result(1), version: 1 })}\n`);
+  assert.deepEqual(await readResults(file), [result(0), result(1)]);
+  writeFileSync(file, `${JSON.stringify(result(0))}\n${JSON.stringify({ ...result(1), version: 2 })}\n`);
+  await assert.rejects(readResults(file), /^FormatVersionError: .*versions\.jsonl \(line 2\) was written by a newer marft \(marft-experiment-result version 2; this marft reads up to version 1\); upgrade marft to use it\. Nothing was changed$/);
+  assert.equal(readFileSync(file, 'utf8').split('\n').length, 3, 'the file was changed');
 });

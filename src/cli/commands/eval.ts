@@ -6,9 +6,11 @@ import { listFlag, parseArgs, stringFlag } from '../args.ts';
 import { UserError } from '../errors.ts';
 import { loadConfig } from '../../config/load.ts';
 import { TaskOptionError } from '../../tasks/options.ts';
-import { latestCheckpoint, loadCheckpoint, readCheckpointState } from '../../runs/checkpoint.ts';
+import { loadCheckpoint } from '../../runs/checkpoint.ts';
+import { openCheckpoint } from '../../runs/checkpoint-snapshot.ts';
 import { DamagedRunError } from '../../runs/run-errors.ts';
 import type { Engine } from '../../engine/types.ts';
+import type { TaskBundle } from '../../train/task.ts';
 import { configDifferences, fixedReason } from '../../runs/config-change.ts';
 import type { MarftConfig } from '../../config/schema.ts';
 import { basePolicies, evaluatePolicies, type EvalResult } from '../../train/evaluate.ts';
@@ -97,11 +99,12 @@ function checkFits(file: string, ckpt: string, trained: MarftConfig | undefined,
  * model's (another model.path, task options that build another model) is one line saying so: the
  * keys checkFits lets differ can still change what the checkpoint must fit.
  */
-async function loadInto(engine: Engine, taskVocab: number, ckpt: string, file: string): Promise<void> {
+/** Loads the checkpoint (from `dir`: its snapshot) into the engine; a checkpoint that does not fit the configuration is one line naming `ckpt`. */
+async function loadInto(engine: Engine, taskVocab: number, ckpt: string, dir: string, file: string): Promise<void> {
   const vocab = engine.info.vocabSize;
   if (vocab < taskVocab) throw new UserError(`${file} does not fit the checkpoint ${ckpt}: its task needs a vocabulary of ${taskVocab} ids, the model has ${vocab} (task.options or model.path differ from the run's)`);
   try {
-    await loadCheckpoint(engine, ckpt, { optimiser: false });
+    await loadCheckpoint(engine, dir, { optimiser: false, checked: true });
   } catch (err) {
     if (err instanceof DamagedRunError) throw err;
     throw new UserError(`${file} does not fit the checkpoint ${ckpt}: ${(err as Error).message.split('\n')[0]} (model.path or task.options differ from the run's?)`);
@@ -136,32 +139,38 @@ export async function run(args: string[]): Promise<number> {
       return 0;
     }
     const config = await loadConfig(file, listFlag(parsed, 'set'));
-    let ckpt = resolve(given!);
-    if (!existsSync(ckpt)) throw new UserError(`--checkpoint ${given}: no such folder`);
-    if (!existsSync(join(ckpt, 'state.json'))) {
-      const latest = await latestCheckpoint(ckpt);
-      if (!latest) throw new UserError(`${given} is neither a checkpoint (no state.json) nor a run folder with checkpoints`);
-      ckpt = latest;
-    }
-    const state = await readCheckpointState(ckpt);
-    checkFits(file, ckpt, state.config, config);
-    const runDir = dirname(dirname(ckpt));
-    const { engine, bundle } = await buildRun(config, existsSync(join(runDir, 'base')) ? runDir : undefined);
+    const target = resolve(given!);
+    if (!existsSync(target)) throw new UserError(`--checkpoint ${given}: no such folder`);
+    // A snapshot that stays whole while the run goes on training (src/runs/checkpoint-snapshot.ts).
+    const snapshot = await openCheckpoint(target);
+    if (!snapshot) throw new UserError(`${given} is neither a checkpoint (no state.json) nor a run folder with checkpoints`);
+    const { state, source: ckpt } = snapshot;
+    let engine: Engine;
+    let bundle: TaskBundle;
     try {
-      await loadInto(engine, bundle.vocabSize, ckpt, file);
-    } catch (err) {
-      await engine.dispose();
-      throw err;
+      checkFits(file, ckpt, state.config, config);
+      const runDir = dirname(dirname(ckpt));
+      ({ engine, bundle } = await buildRun(config, existsSync(join(runDir, 'base')) ? runDir : undefined));
+      await loadInto(engine, bundle.vocabSize, ckpt, snapshot.dir, file).catch(async (err: unknown) => {
+        await engine.dispose();
+        throw err;
+      });
+    } finally {
+      // Everything is loaded (engines read a checkpoint's files when it is loaded): the trainer may remove it now.
+      await snapshot.close();
     }
-    const plan = planFor(config, bundle.task);
-    const rows: ScoredSystem[] = [];
-    if (parsed.flags.has('base')) rows.push({ system: untrained, result: await evaluatePolicies(engine, bundle.task, config, basePolicies(bundle.task), { keepEpisodes }) });
-    const result = await evaluatePolicies(engine, bundle.task, config, plan.policies, { keepEpisodes });
-    rows.push({ system: { name: `step ${state.step}`, step: state.step, checkpoint: ckpt }, result });
-    await writeOutput(output, bundle.task, rows);
-    printTable(rows);
-    console.log(JSON.stringify({ ...summaryOf(result), step: state.step, checkpoint: ckpt, ...(rows.length > 1 ? { base: rows[0]!.result.score } : {}) }));
-    await engine.dispose();
+    try {
+      const plan = planFor(config, bundle.task);
+      const rows: ScoredSystem[] = [];
+      if (parsed.flags.has('base')) rows.push({ system: untrained, result: await evaluatePolicies(engine, bundle.task, config, basePolicies(bundle.task), { keepEpisodes }) });
+      const result = await evaluatePolicies(engine, bundle.task, config, plan.policies, { keepEpisodes });
+      rows.push({ system: { name: `step ${state.step}`, step: state.step, checkpoint: ckpt }, result });
+      await writeOutput(output, bundle.task, rows);
+      printTable(rows);
+      console.log(JSON.stringify({ ...summaryOf(result), step: state.step, checkpoint: ckpt, ...(rows.length > 1 ? { base: rows[0]!.result.score } : {}) }));
+    } finally {
+      await engine.dispose();
+    }
     return 0;
   } catch (err) {
     // A task's option that does not fit the model shows up only once the engine exists (a

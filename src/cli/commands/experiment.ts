@@ -8,6 +8,7 @@ import { checkModelFolders } from '../../experiments/folder-check.ts';
 import { ExperimentInterrupted, interruptExperiment } from '../../experiments/marft-child.ts';
 import { planExperiment, planText, runExperiment, writeOutputs } from '../../experiments/runner.ts';
 import { tableMarkdown } from '../../experiments/table.ts';
+import { signalExitCode, watchStop, type StopSignal } from '../../runs/stop-signal.ts';
 
 const HELP = `usage: marft experiment FILE [--out DIR] [--rows a,b] [--set KEY=VALUE ...] [--dry-run | --table]
 
@@ -59,10 +60,13 @@ export async function run(args: string[]): Promise<number> {
     return 0;
   }
   // An interrupted experiment stops its child too (rather than leave a run training unattended) and
-  // releases its lock on the way out, so that the next call finds everything free to continue.
-  const onSignal = (signal: NodeJS.Signals): void => interruptExperiment(signal);
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  // releases its lock on the way out, so that the next call finds everything free to continue. Its
+  // parent going away (npx stopped) is a SIGHUP, as for marft train (src/runs/stop-signal.ts); a
+  // second request ends it at once, and its child stops on seeing its parent gone.
+  const stop = watchStop({
+    onFirst: (request) => interruptExperiment(request.signal),
+    atOnce: (signal) => console.error(`marft experiment: stopped at once by ${signal}, a second request to stop; run the same command again to continue`),
+  });
   try {
     const table = await runExperiment(exp, opts);
     process.stdout.write(tableMarkdown(table));
@@ -70,10 +74,10 @@ export async function run(args: string[]): Promise<number> {
     return 0;
   } catch (err) {
     if (!(err instanceof ExperimentInterrupted)) throw err;
-    console.error(`marft experiment: stopped by ${err.signal}; run the same command again to continue`);
-    return err.signal === 'SIGINT' ? 130 : 143;
+    const why = stop.request()?.parentGone ? 'because the process that started marft went away (taken as SIGHUP)' : `by ${err.signal}`;
+    console.error(`marft experiment: stopped ${why}; run the same command again to continue`);
+    return signalExitCode(err.signal as StopSignal);
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stop.dispose();
   }
 }

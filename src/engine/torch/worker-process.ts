@@ -75,8 +75,14 @@ export class WorkerProcess {
     const onOutput = (chunk: Uint8Array): void => this.keepTail(new TextDecoder().decode(chunk));
     child.stdout!.on('data', onOutput);
     child.stderr!.on('data', onOutput);
+    // A marft that exits without disposing the engine (stopped at once by a second Ctrl-C, an uncaught
+    // error) takes the worker group with it; the worker, in its own group, would otherwise finish its
+    // command in flight first (it ends when its socket closes).
+    const killOnExit = (): void => this.kill();
+    process.on('exit', killOnExit);
     this.exited = new Promise((resolveExit) => {
       child.on('exit', (code, signal) => {
+        process.off('exit', killOnExit);
         const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
         const lines = this.lastLines();
         this.fail(new Error(`torch engine worker ${how}${this.closing && code === 0 ? ' (disposed)' : ''}${lines ? `; its last output: ${lines}` : ''}`));

@@ -7,6 +7,7 @@ import { appendFile } from 'node:fs/promises';
 import type { StepMetrics } from '../metrics-log.ts';
 import { writeFileAtomic } from '../atomic-write.ts';
 import type { Tracker } from './tracker.ts';
+import { writing } from '../write-errors.ts';
 
 /** One CSV cell (RFC 4180): quoted when it holds a comma, a quote or a line break. */
 function cell(v: StepMetrics[string] | undefined): string {
@@ -49,7 +50,7 @@ export class CsvTracker implements Tracker {
   async step(m: StepMetrics): Promise<void> {
     this.rows.push(m);
     if (this.addColumns(m)) await this.rewrite();
-    else await appendFile(this.file, this.line(m));
+    else await writing(this.file, () => appendFile(this.file, this.line(m)));
   }
 
   async evaluation(): Promise<void> {}

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import type { StepMetrics } from '../metrics-log.ts';
 import { fileVersionEvent, scalarsEvent, sessionStartEvent, tfRecord, type ScalarValue } from './event-file.ts';
 import type { EvaluationPoint, Tracker } from './tracker.ts';
+import { writing } from '../write-errors.ts';
 
 /** The folder of a run's event files. */
 export const TENSORBOARD_DIR = 'tensorboard';
@@ -50,11 +51,11 @@ export class TensorBoardTracker implements Tracker {
   /** Creates RUN/tensorboard/events.out.tfevents.<seconds>.<host>.<pid>.<n>; `startStep` > 0 marks a resume. */
   static async open(runDir: string, startStep: number): Promise<TensorBoardTracker> {
     const dir = join(runDir, TENSORBOARD_DIR);
-    await mkdir(dir, { recursive: true });
+    await writing(dir, () => mkdir(dir, { recursive: true }));
     const now = wallTime();
     // The name TensorFlow's writers use; TensorBoard reads files whose name contains "tfevents", in name order.
     const file = join(dir, `events.out.tfevents.${Math.floor(now)}.${hostname()}.${process.pid}.${filesOpened++}`);
-    const handle = await open(file, 'a');
+    const handle = await writing(file, () => open(file, 'a'));
     const tracker = new TensorBoardTracker(handle, file);
     await tracker.record(fileVersionEvent(now));
     if (startStep > 0) await tracker.record(sessionStartEvent(now, startStep + 1));
@@ -64,7 +65,7 @@ export class TensorBoardTracker implements Tracker {
   private async record(event: Uint8Array): Promise<void> {
     // One write per record, so that a reader never sees half of one unless the process dies mid-write
     // (TensorBoard then stops at the damaged record).
-    await this.handle.write(tfRecord(event));
+    await writing(this.file, () => this.handle.write(tfRecord(event)));
   }
 
   async step(m: StepMetrics): Promise<void> {
