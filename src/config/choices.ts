@@ -28,3 +28,15 @@ export type GroupScale = (typeof GROUP_SCALES)[number];
  */
 export const ROLE_LINE_RULES = ['first-sentence', 'first-line', 'system-message'] as const;
 export type RoleLineRule = (typeof ROLE_LINE_RULES)[number];
+
+/**
+ * `reward.team`: which team reward each turn of an episode receives: the episode's final outcome at
+ * every turn (spec section 3, MAS-OPD App. D.4), or each turn's own result as the environment
+ * reported it (src/train/rewards.ts).
+ */
+export const TEAM_REWARD_SOURCES = ['outcome', 'turn'] as const;
+export type TeamRewardSource = (typeof TEAM_REWARD_SOURCES)[number];
+
+/** `reward.share`: where every action receives a team reward, each receives all of it or an equal share of its turn's. */
+export const TEAM_SHARES = ['broadcast', 'split'] as const;
+export type TeamShare = (typeof TEAM_SHARES)[number];

@@ -35,6 +35,7 @@ import { flatGroups } from './credit/flat-groups.ts';
 import { responseGroupKey } from './credit/group-relative.ts';
 import { evaluatePolicies } from './evaluate.ts';
 import { fillValues, scoreActions } from './forward-passes.ts';
+import { turnScore } from './rewards.ts';
 import { learningRate } from './schedules.ts';
 import type { RolloutRequest, Task } from './task.ts';
 import type { AlgorithmPlan, RunContext, TrainAction } from './types.ts';
@@ -132,6 +133,8 @@ function rolloutRequest(config: MarftConfig, plan: AlgorithmPlan, step: number, 
     policies: plan.policies,
     ...(plan.sampling === 'tree' ? { treeBranches: rollout.rolloutsPerPrompt } : {}),
     ...(plan.jointTree ? { jointTree: { branches: rollout.rolloutsPerPrompt, continuation: plan.jointTree } } : {}),
+    // A tree ranks its copies by the run's reward settings; the task places no reward itself.
+    ...(plan.sampling === 'tree' || plan.jointTree ? { turnScore: turnScore(config.reward) } : {}),
     ...(plan.rewards ? { rewardScheme: plan.rewards } : {}),
     // Without a critic nothing reads the centralised critic's input: the task need not render it.
     ...(plan.critics === null ? { criticView: false } : {}),
@@ -156,7 +159,7 @@ async function trainStep(run: RunContext, step: number, state: TrainerState): Pr
   const m: StepMetrics = { step };
   m.score_mean = mean(episodes.map((e) => e.score));
   m.turns_mean = mean(episodes.map((e) => e.steps.length));
-  if (plan.reward !== 'none') for (const agent of task.agents) m[`reward/${agent}`] = mean(actions.filter((a) => a.agent === agent).map((a) => a.rawReward));
+  if (plan.reward !== 'none') for (const agent of task.agents) m[`reward/${agent}`] = mean(actions.filter((a) => a.agent === agent).map((a) => a.learnerReward));
   m.response_length_mean = mean(actions.map((a) => a.length));
 
   let next = state;

@@ -68,7 +68,8 @@ test('the workflow task gives CURE’s rewards: MBPP programs judged by the sand
   assert.deepEqual(task.rewardSchemes, ['cure']);
   const engine = { info: { vocabSize: tok.vocabSize } } as unknown as Engine;
   const episodes = await task.rollout(engine, { step: 0, seed: 5, batchSize: 1, rolloutsPerPrompt: 2, sampling: { temperature: 1, topP: 1, topK: 0, maxNewTokens: 4000 }, policies: { coder: 'policy', tester: 'policy' }, rewardScheme: 'cure' });
-  const rewards = episodes.map((ep) => Object.fromEntries(ep.actions.map((a) => [a.agent, a.reward])));
+  // CURE's rewards replace each action's own (role-local) reward; the cure plan places them alone.
+  const rewards = episodes.map((ep) => Object.fromEntries(ep.actions.map((a) => [a.agent, a.localReward])));
   assert.deepEqual(rewards, [{ coder: 1, tester: 0 }, { coder: 0, tester: -1 }]);
   assert.deepEqual(episodes[0]!.info.cure, { passes: [[T, F], [T, F]], programRewards: [1, 0], testRewards: [0, -1] });
 });

@@ -55,17 +55,17 @@ test('coder-tester on MBPP: the Coder\'s reference program passes the golden tes
   assert.ok(episodes[0]!.steps.every((s) => s.teamReward === 1));
 });
 
-test('teamReward none + localWeight 1: each Reasoner/Tool-User action gets its role-local reward (0.2·format + 0.8·correct; 0.1·runs + 0.1·parsable + 0.8·correct)', { timeout: 120_000 }, async () => {
-  const task = withScript({ dataset: 'gsm8k', workflow: 'reasoner-tooluser', horizon: 1, teamReward: 'none', localWeight: 1, programTimeoutMs: 10_000 }, (p, agent) => {
+test('each Reasoner/Tool-User action records its role-local reward (0.2·format + 0.8·correct; 0.1·runs + 0.1·parsable + 0.8·correct)', { timeout: 120_000 }, async () => {
+  const task = withScript({ dataset: 'gsm8k', workflow: 'reasoner-tooluser', horizon: 1, programTimeoutMs: 10_000 }, (p, agent) => {
     const ref = (p as MathProblem).answer.replace(/,/g, '');
     return agent === 'reasoner' ? `No marker, the answer is ${Number(ref) + 1}.` : py(`print(${ref})`);
   });
   const [ep] = await task.rollout(fakeEngine, req({ reasoner: 'p', tool_user: 'p' }, 1));
   assert.equal(ep!.steps[0]!.teamReward, 0, "team answer: the Reasoner's (wrong)");
-  assert.deepEqual(ep!.actions.map((a) => a.reward), [0, 1]);
-  const weighted = withScript({ dataset: 'gsm8k', workflow: 'reasoner-tooluser', horizon: 1, teamReward: 'none', localWeight: 1, rewardWeights: { toolUser: { correct: 0.5 } } }, (p, agent) =>
+  assert.deepEqual(ep!.actions.map((a) => a.localReward), [0, 1]);
+  const weighted = withScript({ dataset: 'gsm8k', workflow: 'reasoner-tooluser', horizon: 1, rewardWeights: { toolUser: { correct: 0.5 } } }, (p, agent) =>
     agent === 'reasoner' ? `#### ${(p as MathProblem).answer}` : 'no program');
   const [w] = await weighted.rollout(fakeEngine, req({ reasoner: 'p', tool_user: 'p' }, 1));
-  assert.deepEqual(w!.actions.map((a) => a.reward), [1, 0]);
+  assert.deepEqual(w!.actions.map((a) => a.localReward), [1, 0]);
   assert.equal(w!.steps[0]!.teamReward, 1);
 });

@@ -39,16 +39,16 @@ test('relay game: token layout, agent names, registration', () => {
   assert.ok(taskFactory('relay-game'), 'registered in src/run/task-registry.ts');
 });
 
-test('relay game: a perfect relay always scores 1; each agent sees only its predecessor; the reward is broadcast to every action', async () => {
+test('relay game: a perfect relay always scores 1; each agent sees only its predecessor; the team reward is the step’s, no local reward', async () => {
   const tok = relayTokens({ agents: 4, symbols: 4 });
   const episodes = await rollout({ agents: 4, symbols: 4 }, copyEngine);
   assert.equal(episodes.length, 64);
   for (const ep of episodes) {
     const s = ep.info.secret as number;
     assert.equal(ep.score, 1);
-    assert.deepEqual(ep.steps, [{ t: 0, teamReward: 1, teamCredit: 1, done: true }]);
+    assert.deepEqual(ep.steps, [{ t: 0, teamReward: 1, done: true }]);
     assert.deepEqual(ep.actions.map((a) => a.promptTokens), [[0, 1, tok.symbol(s)], [0, 2, tok.symbol(s)], [0, 3, tok.symbol(s)], [0, 4, tok.symbol(s)]]);
-    assert.deepEqual(ep.actions.map((a) => [a.agent, a.agentIndex, a.step, a.reward, a.localReward]), [['agent1', 0, 0, 1, 0], ['agent2', 1, 0, 1, 0], ['agent3', 2, 0, 1, 0], ['agent4', 3, 0, 1, 0]]);
+    assert.deepEqual(ep.actions.map((a) => [a.agent, a.agentIndex, a.step, a.localReward]), [['agent1', 0, 0, 0], ['agent2', 1, 0, 0], ['agent3', 2, 0, 0], ['agent4', 3, 0, 0]]);
     assert.equal(ep.problemId, `secret-${s}`);
   }
   assert.equal(new Set(episodes.map((e) => e.info.secret)).size, 4, 'secrets are drawn from all K');
@@ -62,7 +62,7 @@ test('relay game: the team reward is 1 exactly when the last answer is the secre
   for (const ep of episodes) {
     assert.equal(ep.score, ep.info.secret === 0 ? 1 : 0);
     assert.equal(ep.info.answer, 0);
-    for (const a of ep.actions) assert.equal(a.reward, ep.score);
+    assert.deepEqual(ep.steps.map((s) => s.teamReward), [ep.score]);
   }
   assert.ok(episodes.some((e) => e.score === 0) && episodes.some((e) => e.score === 1));
 });

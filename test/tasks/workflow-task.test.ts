@@ -61,7 +61,7 @@ test('GSM8K Duo: the team reward of every episode is the verifier on the Solver\
     assert.equal(verdict, k % 2 === 0 ? 1 : 0);
     assert.equal(ep.steps[0]!.teamReward, verdict);
     assert.equal(ep.score, verdict);
-    assert.deepEqual(ep.actions.map((a) => a.reward), [verdict, verdict], 'team reward broadcast to both agents');
+    assert.deepEqual(ep.actions.map((a) => a.localReward), [0, 0], 'the Duo gives no role-local reward (the trainer places the team reward)');
     correct += verdict;
   }
   assert.equal(correct, 6);
@@ -146,4 +146,8 @@ test('options are validated with errors naming the key and the allowed values', 
   assert.throws(() => factory({ rewardWeights: { planner: { x: 1 } } }), /task\.options\.rewardWeights\.planner: unknown role \(known: reasoner, toolUser, coder, tester\)/);
   assert.throws(() => factory({ rewardWeights: { coder: { build: 1 } } }), /task\.options\.rewardWeights\.coder\.build: unknown option/);
   assert.throws(() => factory({ tokenizer: '/nonexistent/model' }), /task\.options\.tokenizer: "\/nonexistent\/model": /);
+  // The reward settings moved to the configuration's reward section: each old key is refused in one line naming its new key.
+  assert.throws(() => factory({ teamWeight: 1 }), /^TaskOptionError: task\.options\.teamWeight: moved to the configuration's reward section: set reward\.teamWeight$/);
+  assert.throws(() => factory({ localWeight: 1 }), /^TaskOptionError: task\.options\.localWeight: moved to the configuration's reward section: set reward\.localWeight$/);
+  assert.throws(() => factory({ teamReward: 'none' }), /^TaskOptionError: task\.options\.teamReward: moved to the configuration's reward section: set reward\.share \(broadcast or split; reward\.teamWeight: 0 leaves the team reward out\)$/);
 });
