@@ -52,7 +52,7 @@ export function flattenEpisodes(episodes: Episode[], plan: AlgorithmPlan, config
     for (const a of records) turnSize.set(turnOf(a), (turnSize.get(turnOf(a)) ?? 0) + 1);
     const teamOf = (a: ActionRecord): number => {
       if (a.joint) return a.joint.teamReward;
-      if (settings.team === 'outcome') return ep.score;
+      if (settings.team === 'outcome') return ep.outcome;
       return ep.steps.find((s) => s.t === a.step)?.teamReward ?? 0;
     };
     for (const a of records) {
@@ -70,7 +70,7 @@ export function flattenEpisodes(episodes: Episode[], plan: AlgorithmPlan, config
         values_K: new Float32Array(0), advantages_K: new Float64Array(0), returns_K: new Float64Array(0),
       });
     }
-    if (plan.reward === 'outcome' && kept.length > 0) kept[kept.length - 1]!.reward = settings.teamWeight * ep.score;
+    if (plan.reward === 'outcome' && kept.length > 0) kept[kept.length - 1]!.reward = settings.teamWeight * ep.outcome;
     if (plan.reward === 'step-end') {
       for (const [i, a] of kept.entries()) {
         if (i + 1 < kept.length && turnOf(kept[i + 1]!.record) === turnOf(a.record)) continue;

@@ -29,7 +29,7 @@ export async function evaluatePolicies(engine: SamplingEngine, task: Task, confi
       policies,
     });
     problems = episodes.length;
-    perSeed.push(episodes.length ? episodes.reduce((s, e) => s + e.score, 0) / episodes.length : 0);
+    perSeed.push(episodes.length ? episodes.reduce((s, e) => s + e.outcome, 0) / episodes.length : 0);
   }
   return { score: perSeed.reduce((s, x) => s + x, 0) / Math.max(1, perSeed.length), perSeed, problems };
 }

@@ -157,7 +157,7 @@ async function trainStep(run: RunContext, step: number, state: TrainerState): Pr
 
   const actions = flattenEpisodes(episodes, plan, config);
   const m: StepMetrics = { step };
-  m.score_mean = mean(episodes.map((e) => e.score));
+  m.score_mean = mean(episodes.map((e) => e.outcome));
   m.turns_mean = mean(episodes.map((e) => e.steps.length));
   if (plan.reward !== 'none') for (const agent of task.agents) m[`reward/${agent}`] = mean(actions.filter((a) => a.agent === agent).map((a) => a.learnerReward));
   m.response_length_mean = mean(actions.map((a) => a.length));

@@ -83,7 +83,7 @@ export interface Task {
    */
   scoreJoint?(episode: Episode, actions: readonly JointAction[]): JointScore;
   rollout(engine: Engine, request: RolloutRequest): Promise<Episode[]>;
-  /** Episodes on held-out problems (never trained on); their `score` is the evaluation outcome. */
+  /** Episodes on held-out problems (never trained on); their `outcome` is what the evaluation scores. */
   evaluate(engine: SamplingEngine, request: EvalRequest): Promise<Episode[]>;
 }
 

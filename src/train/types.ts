@@ -194,7 +194,7 @@ export interface AlgorithmPlan {
    *              up once per agent);
    *   broadcast  every action receives its share of the team reward plus its local reward
    *              (independent learners);
-   *   outcome    the episode's outcome (its score) once, at its last action (trajectory level);
+   *   outcome    α times the episode's outcome (Episode.outcome) once, at its last action (trajectory level);
    *   local      every action its own local reward alone, unweighted (a reward scheme's: CURE's);
    *   none       no reward is placed: the estimator reads none (MAS-OPD's teacher).
    */

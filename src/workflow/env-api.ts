@@ -42,7 +42,7 @@ export interface TaskEnv {
   readonly firstMessage: string;
   /** Runs the environment transition for one step; may run programs (hence async). */
   onStep(step: StepInput): StepOutcome | Promise<StepOutcome>;
-  /** The episode's final outcome (Episode.score: evaluation, and the team reward of every turn under reward.team outcome), called once after the last step. */
+  /** The episode's final outcome (Episode.outcome: what evaluation scores, and the team reward of every turn under reward.team outcome), called once after the last step. */
   finalScore(): { score: number; info: Record<string, unknown> };
   /**
    * Domain equivalence of two outputs of the same agent (e.g. the same extracted maths answer), used

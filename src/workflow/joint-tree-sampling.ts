@@ -13,7 +13,7 @@
 // reward settings, src/train/rewards.ts), which reads the turn's raw records. Each action of the
 // tree is kept (Episode.candidates, with `branch` and `joint`: node, sample, child node, the turn's
 // raw team reward); Episode.actions is the path of the best joint sample of every node from the
-// root, whose steps and score the metrics report.
+// root, whose steps and outcome the metrics report.
 import { deriveSeed } from '../core/rng.ts';
 import type { TaskEnv } from './env-api.ts';
 import { EpisodeState } from './episode-state.ts';

@@ -96,7 +96,7 @@ export async function advanceEpisodes(workflow: Workflow, states: readonly Episo
   await drive(workflow, states, options, pause);
 }
 
-/** The Episode of a finished state (its final score from the environment, the workflow's records). */
+/** The Episode of a finished state (its outcome from the environment's finalScore, the workflow's records). */
 export function finishedEpisode(workflow: Workflow, run: EpisodeState, options: Pick<RolloutOptions, 'keepMessages'>): Episode {
   if (!run.done) throw new WorkflowError(`episode ${run.episode} (problem '${run.env.problemId}') has not finished`);
   const final = run.env.finalScore();
@@ -105,7 +105,7 @@ export function finishedEpisode(workflow: Workflow, run: EpisodeState, options: 
     info.workflow = { graphs: run.graphs, orchestratorFallbacks: run.orchestratorFallbacks };
   }
   if (options.keepMessages) info.observations = run.observations;
-  return { problemId: run.env.problemId, actions: run.actions, steps: run.steps, score: final.score, info };
+  return { problemId: run.env.problemId, actions: run.actions, steps: run.steps, outcome: final.score, info };
 }
 
 async function drive(workflow: Workflow, states: readonly EpisodeState[], options: RolloutOptions, pause?: (state: EpisodeState) => boolean): Promise<void> {

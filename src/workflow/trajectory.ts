@@ -91,8 +91,12 @@ export interface Episode {
    */
   candidates?: ActionRecord[];
   steps: StepRecord[];
-  /** Final outcome used for evaluation (e.g. 1 if the final answer is correct). */
-  score: number;
+  /**
+   * The episode's final outcome, as its environment reported it (TaskEnv.finalScore: maths 1 if the
+   * final answer is correct, code the fraction of golden tests passed): the evaluation score, the
+   * metric score_mean, and, under reward.team: outcome, the team reward of every turn.
+   */
+  outcome: number;
   /** Environment-specific details (extracted answer, test results, ...), JSON-serialisable. */
   info: Record<string, unknown>;
 }

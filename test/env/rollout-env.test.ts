@@ -27,7 +27,7 @@ test('Reasoner / Tool-User with MathEnv: disagreement fed back, agreement at tur
   assert.deepEqual(ep!.actions.map((a) => [a.agent, a.step, a.localReward]), [['reasoner', 0, 0.2], ['tool_user', 0, 1], ['reasoner', 1, 1], ['tool_user', 1, 1]]);
   assert.ok(tok.decode(ep!.actions[2]!.promptTokens).includes('the program printed 0.5'));
   for (const a of ep!.actions) assert.ok(!tok.decode(a.promptTokens).includes('\\frac{1}{2}'), 'the reference answer never reaches a prompt');
-  assert.equal(ep!.score, 1);
+  assert.equal(ep!.outcome, 1);
 });
 
 test('Coder / Tester with CodeEnv: a wrong declared output, then agreement; golden tests stay hidden', async () => {

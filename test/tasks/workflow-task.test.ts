@@ -60,7 +60,7 @@ test('GSM8K Duo: the team reward of every episode is the verifier on the Solver\
     const verdict = extracted !== null && mathAnswersEqual(problem.answer, extracted) ? 1 : 0;
     assert.equal(verdict, k % 2 === 0 ? 1 : 0);
     assert.equal(ep.steps[0]!.teamReward, verdict);
-    assert.equal(ep.score, verdict);
+    assert.equal(ep.outcome, verdict);
     assert.deepEqual(ep.actions.map((a) => a.localReward), [0, 0], 'the Duo gives no role-local reward (the trainer places the team reward)');
     correct += verdict;
   }
@@ -124,7 +124,7 @@ test('MBPP Duo through the sandbox: the reference program scores 1, a wrong one 
   task = createWorkflowTask({ dataset: 'mbpp', workflow: 'duo', heldOutFraction: 0.1, programTimeoutMs: 10_000 }, deps);
   const episodes = await task.rollout(fakeEngine, request(0, 3, 2, 3));
   assert.equal(episodes.length, 6);
-  assert.deepEqual(episodes.map((e) => e.score), [1, 0, 0, 1, 0, 0]);
+  assert.deepEqual(episodes.map((e) => e.outcome), [1, 0, 0, 1, 0, 0]);
   assert.deepEqual(episodes.map((e) => e.steps[0]!.teamReward), [1, 0, 0, 1, 0, 0]);
   for (const e of episodes) assert.ok((e.info.total as number) >= 1, 'golden tests ran');
   assert.deepEqual(episodes[0]!.info.statuses, Array(episodes[0]!.info.total as number).fill('passed'));

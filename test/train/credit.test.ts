@@ -21,9 +21,9 @@ function act(agent: string, agentIndex: number, step: number, localReward = 0, t
 }
 
 /** A Quad episode of `steps` environment steps, its rewards raw (what the runtime records): each step's team reward, each action's local reward. */
-function quad(teamRewards: number[], local: Record<string, number> = {}, score = 1): Episode {
+function quad(teamRewards: number[], local: Record<string, number> = {}, outcome = 1): Episode {
   const actions = teamRewards.flatMap((_, t) => AGENTS.map((a, i) => act(a, i, t, local[a] ?? 0)));
-  return { problemId: 'q', actions, steps: teamRewards.map((r, t) => ({ t, teamReward: r, done: t === teamRewards.length - 1 })), score, info: {} };
+  return { problemId: 'q', actions, steps: teamRewards.map((r, t) => ({ t, teamReward: r, done: t === teamRewards.length - 1 })), outcome, info: {} };
 }
 
 // These tests place each step's own team reward (reward.team: turn; the default gives every turn the
@@ -55,7 +55,7 @@ test('role-local rewards enter at their own agent; independent learners (IPPO) r
   assert.deepEqual(flattenEpisodes(episodes, plan('ippo'), c).map((a) => a.reward), [1, 1.25, 1, 1, 0.5, 0.75, 0.5, 0.5]);
 });
 
-test('marft-outcome: the episode outcome (its score) at the last action, not the sum of per-action rewards', () => {
+test('marft-outcome: the episode outcome at the last action, not the sum of per-action rewards', () => {
   const episodes = [quad([1, 1], {}, 0.75)];
   const rewards = flattenEpisodes(episodes, plan('marft-outcome'), config()).map((a) => a.reward);
   assert.deepEqual(rewards, [0, 0, 0, 0, 0, 0, 0, 0.75]);

@@ -15,13 +15,13 @@ function act(agent: string, agentIndex: number, step: number, localReward = 0, t
 
 /** A one-agent, one-turn episode: one response with reward r. */
 function single(problemId: string, group: string, r: number, tokens = [7]): Episode {
-  return { problemId, group, actions: [act('solver', 0, 0, 0, tokens)], steps: [{ t: 0, teamReward: r, done: true }], score: r, info: {} };
+  return { problemId, group, actions: [act('solver', 0, 0, 0, tokens)], steps: [{ t: 0, teamReward: r, done: true }], outcome: r, info: {} };
 }
 
 /** A two-agent episode over several turns; teamRewards[t] is turn t's team reward (raw, as the runtime records it). */
 function duo(problemId: string, group: string, teamRewards: number[]): Episode {
   const actions = teamRewards.flatMap((_, t) => [act('a', 0, t), act('b', 1, t)]);
-  return { problemId, group, actions, steps: teamRewards.map((r, t) => ({ t, teamReward: r, done: t === teamRewards.length - 1 })), score: teamRewards.at(-1)!, info: {} };
+  return { problemId, group, actions, steps: teamRewards.map((r, t) => ({ t, teamReward: r, done: t === teamRewards.length - 1 })), outcome: teamRewards.at(-1)!, info: {} };
 }
 
 // Every configuration here credits each turn its own team reward (reward.team: turn; the default, the
@@ -74,7 +74,7 @@ test('GRPO: groups of one batch are keyed by Episode.group, not by problem or by
 test('MAS+GRPO: each role is compared only with its own responses to the same problem at the same turn', () => {
   // Two episodes of one problem, two agents, team reward 0 and local rewards that differ by role.
   const ep = (ra: number, rb: number): Episode => ({
-    problemId: 'q', group: 'g', actions: [act('a', 0, 0, ra), act('b', 1, 0, rb)], steps: [{ t: 0, teamReward: 0, done: true }], score: 0, info: {},
+    problemId: 'q', group: 'g', actions: [act('a', 0, 0, ra), act('b', 1, 0, rb)], steps: [{ t: 0, teamReward: 0, done: true }], outcome: 0, info: {},
   });
   const actions = credit('grpo', ['a', 'b'], [ep(1, 10), ep(0, 20)], config({ advantage: { groupScale: 'none' } }));
   // a: {1, 0} → ±0.5; b: {10, 20} → ∓5 (mixing roles would give a mean of 7.75).
@@ -114,7 +114,7 @@ test('MAGRPO cross joint actions: every combination scored by the task, each sam
   const R: Record<string, number> = { '3,5': 1, '3,6': 3, '4,5': 0, '4,6': 2 };
   const ep = (ta: number, tb: number): Episode => {
     const r = R[`${ta},${tb}`]!;
-    return { problemId: 'q', group: 'g', actions: [act('a', 0, 0, 0, [ta]), act('b', 1, 0, 0, [tb])], steps: [{ t: 0, teamReward: r, done: true }], score: r, info: {} };
+    return { problemId: 'q', group: 'g', actions: [act('a', 0, 0, 0, [ta]), act('b', 1, 0, 0, [tb])], steps: [{ t: 0, teamReward: r, done: true }], outcome: r, info: {} };
   };
   const episodes = [ep(3, 5), ep(4, 6)];
   const scored: string[] = [];

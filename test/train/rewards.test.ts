@@ -23,7 +23,7 @@ const episode = (): Episode => ({
   problemId: 'q', group: 'g',
   actions: [act('a', 0, 0.5), act('b', 0, 0.25), act('a', 1, 0), act('b', 1, 1)],
   steps: [{ t: 0, teamReward: 0.2, done: false }, { t: 1, teamReward: 0.6, done: true }],
-  score: 0.8, info: {},
+  outcome: 0.8, info: {},
 });
 
 const config = (reward: Record<string, unknown> = {}, algorithm: AlgorithmName = 'marft-action') =>
@@ -91,7 +91,7 @@ test('a tree’s candidate takes its own copy’s turn as T (whatever reward.tea
     act('a', 0, 0.5, { branch: { k: 0, executed: false }, joint: joint(0, 1) }), act('b', 0, 0, { branch: { k: 0, executed: false }, joint: joint(0, 1) }),
     act('a', 0, 0, { branch: { k: 1, executed: true }, joint: joint(1, 3) }), act('b', 0, 1, { branch: { k: 1, executed: true }, joint: joint(1, 3) }),
   ];
-  const tree: Episode = { problemId: 'q', group: 'g', actions: candidates.slice(2), candidates, steps: [{ t: 0, teamReward: 3, done: true }], score: 3, info: {} };
+  const tree: Episode = { problemId: 'q', group: 'g', actions: candidates.slice(2), candidates, steps: [{ t: 0, teamReward: 3, done: true }], outcome: 3, info: {} };
   // at-grpo (broadcast): α·team of the copy + w·local: (2 + 1.5, 2 + 0, 6 + 0, 6 + 3).
   near(placed('at-grpo', {}, [tree]).reward, [3.5, 2, 6, 9], 'at-grpo');
   near(placed('at-grpo', { share: 'split' }, [tree]).reward, [2.5, 1, 3, 6], 'at-grpo, split within each copy');

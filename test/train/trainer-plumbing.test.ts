@@ -28,7 +28,7 @@ function episode(senderBehaviour: number[]): Episode {
       { agent: 'receiver', agentIndex: 1, step: 0, policy: 'policy', promptTokens: [0, 2, 4, 5], actionTokens: [3], behaviourLogprobs: [uniform], stopReason: 'max_tokens', text: 'c', localReward: 0 },
     ],
     steps: [{ t: 0, teamReward: 1, done: true }],
-    score: 1,
+    outcome: 1,
     info: {},
   };
 }

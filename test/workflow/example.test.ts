@@ -5,7 +5,7 @@ import { runExample } from '../../examples/custom-workflow.ts';
 
 test('examples/custom-workflow.ts: diamond at step 0, chain at step 1, solved at step 1', async () => {
   const episodes = await runExample();
-  assert.deepEqual(episodes.map((e) => [e.problemId, e.score, e.steps.map((s) => [s.teamReward, s.done])]), [
+  assert.deepEqual(episodes.map((e) => [e.problemId, e.outcome, e.steps.map((s) => [s.teamReward, s.done])]), [
     ['add-5-3', 1, [[0, false], [1, true]]],
     ['add-5-3-again', 1, [[0, false], [1, true]]],
   ]);

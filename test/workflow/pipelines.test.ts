@@ -72,7 +72,7 @@ test('Trio (maths): message order, who sees what, exact token ids, logprobs, bou
       ],
     },
   ]);
-  assert.deepEqual([ep!.problemId, ep!.score, ep!.info], ['p1', 1, { steps: 1, observations: expected }]);
+  assert.deepEqual([ep!.problemId, ep!.outcome, ep!.info], ['p1', 1, { steps: 1, observations: expected }]);
   // Three rounds, one request each; the tokenizer's eos ids are the stop tokens; seeds differ by round.
   assert.deepEqual(sampler.calls.map((c) => c.requests.length), [1, 1, 1]);
   assert.deepEqual(sampler.calls[0]!.params.stopTokenIds, [END, tok.specialId('<eos>')]);

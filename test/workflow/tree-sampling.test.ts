@@ -54,7 +54,7 @@ test('one whole copy is executed, the one whose turn scores best; every copy’s
   // The executed path is copy 2 at both turns, and its environment saw exactly those two turns.
   assert.deepEqual(ep.actions.map((a) => [a.step, a.agent, a.text]), [[0, 'a', '2'], [0, 'b', '6'], [1, 'a', '2'], [1, 'b', '6']]);
   assert.deepEqual(ep.steps.map((s) => [s.t, s.teamReward, s.done]), [[0, 8, false], [1, 8, true]]);
-  assert.equal(ep.score, 2, 'SumEnv scores the turns it saw: the continued copy saw both');
+  assert.equal(ep.outcome, 2, 'SumEnv scores the turns it saw: the continued copy saw both');
   // The executed candidates carry the sampled tokens and behaviour log-probs of their copies.
   const executedB = ep.candidates!.find((c) => c.step === 1 && c.agent === 'b' && c.branch!.executed)!;
   assert.deepEqual(ep.actions[3]!.actionTokens, executedB.actionTokens);

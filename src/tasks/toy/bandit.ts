@@ -25,7 +25,7 @@ export function bandit(options: Options = {}): TaskBundle {
     const out = await engine.sample(policyTarget(policies.agent!), prompts, sampleParams(sampling, 1, seed));
     return out.map((r, b) => {
       const reward = rewards[r.tokens[0]! - 2] ?? 0;
-      return { problemId: 'bandit', actions: [tokenAction('agent', 0, policies.agent!, prompts[b]!, r)], steps: [{ t: 0, teamReward: reward, done: true }], score: reward, info: { arm: r.tokens[0]! - 2 } };
+      return { problemId: 'bandit', actions: [tokenAction('agent', 0, policies.agent!, prompts[b]!, r)], steps: [{ t: 0, teamReward: reward, done: true }], outcome: reward, info: { arm: r.tokens[0]! - 2 } };
     });
   };
   const task: Task = {

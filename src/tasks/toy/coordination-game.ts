@@ -59,7 +59,7 @@ export function coordinationGame(options: Options = {}): TaskBundle {
           { ...tokenAction('receiver', 1, policies.receiver!, receiverPrompts[b]!, answered[b]!), criticTokens: [...senderPrompts[b]!, ...sent[b]!.tokens, 2] },
         ],
         steps: [{ t: 0, teamReward: team, done: true }],
-        score: team,
+        outcome: team,
         info: { secret: s, answer: answered[b]!.tokens[0]! - 3 },
       };
     });

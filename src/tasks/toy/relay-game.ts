@@ -117,7 +117,7 @@ export function relayGame(options: Options = {}): TaskBundle {
         problemId: `secret-${s}`,
         actions: records[b]!,
         steps: [{ t: 0, teamReward: team, done: true }],
-        score: team,
+        outcome: team,
         info: { secret: s, answer: answer - tok.symbol(0), delivered: delivered[b]!, corrupted: corrupted[b]! },
       };
     });
