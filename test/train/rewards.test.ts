@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ALGORITHM_REGISTRY } from '../../src/algorithms/index.ts';
+import { planFor } from '../../src/algorithms/check.ts';
 import type { AlgorithmName } from '../../src/config/schema.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import { flattenEpisodes } from '../../src/train/batch.ts';
@@ -60,10 +61,15 @@ test('broadcast with reward.share: split: the turn’s team reward shared over i
   near(placed('ippo', { share: 'split' }).reward, [2.3, 1.55, 0.8, 3.8], 'outcome, split');
 });
 
-test('step-end (marft-action, marft-token): w·local at every action, α·T once at each turn’s last action; split does not apply', () => {
+test('step-end (marft-action, marft-token): w·local at every action, α·T once at each turn’s last action; split is refused', () => {
   near(placed('marft-action', { team: 'turn' }).reward, [1.5, 0.75 + 0.4, 0, 3 + 1.2], 'turn');
   near(placed('marft-action').reward, [1.5, 0.75 + 1.6, 0, 3 + 1.6], 'outcome');
-  near(placed('marft-action', { team: 'turn', share: 'split' }).reward, [1.5, 1.15, 0, 4.2], 'split is ignored by a joint chain');
+  // A joint chain takes a turn's team reward once: split would change nothing but the metric, so it is refused in one line.
+  const task = { agents: AGENTS, rewardSchemes: ['cure' as const], rollout: async () => [], evaluate: async () => [] };
+  for (const algorithm of ['marft-action', 'magrpo', 'marft-outcome', 'cure'] as const) {
+    assert.throws(() => planFor(config({ share: 'split' }, algorithm), task), (e: Error) => e.name === 'ConfigError' && /^reward\.share: split divides a turn's team reward among its actions where every action receives one \(ippo, grpo, at-grpo\); /.test(e.message) && !e.message.includes('\n'), algorithm);
+  }
+  assert.ok(planFor(config({ share: 'split' }, 'ippo'), task));
   near(placed('marft-token').reward, [1.5, 2.35, 0, 4.6], 'token level');
   // The metric reward/<agent> still reads what an independent learner would receive (the broadcast numbers).
   near(placed('marft-action').learner, [3.1, 2.35, 1.6, 4.6], 'learner reward');
