@@ -85,7 +85,7 @@ export async function runExample() {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   for (const ep of await runExample()) {
-    console.log(`${ep.problemId}: score ${ep.score} after ${ep.steps.length} step(s)`);
+    console.log(`${ep.problemId}: score ${ep.outcome} after ${ep.steps.length} step(s)`);
     for (const a of ep.actions) console.log(`  t=${a.step} #${a.agentIndex} ${a.agent.padEnd(8)} ${a.promptTokens.length} prompt + ${a.actionTokens.length} action tokens: ${JSON.stringify(a.text)}`);
   }
 }

@@ -23,5 +23,7 @@ export const cure: Algorithm = {
     // One policy for both roles, whatever policy.parameterSharing says.
     policies: policyAdapters(agents, true),
     rewards: 'cure',
+    // Each action's CURE reward alone (the task records it as the action's own): no team reward, whatever reward.* says.
+    reward: 'local',
   }),
 };

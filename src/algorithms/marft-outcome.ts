@@ -1,7 +1,7 @@
 // Trajectory-level MARFT (spec section 4): outcome-only rewards (GRPO/DAPO style) fit as
-// action-level optimisation with the reward at the end: the episode's outcome (its score, not a
-// sum of per-action rewards) is the reward of its final action, and action-level GAE carries the
-// credit back through the agents and steps.
+// action-level optimisation with the reward at the end: α times the episode's outcome
+// (Episode.outcome, not a sum of per-action rewards; α = reward.teamWeight) is the reward of its
+// final action, and action-level GAE carries the credit back through the agents and steps.
 import { centralisedCritic, policyAdapters, ppoWithCritic, type Algorithm } from './types.ts';
 
 export const marftOutcome: Algorithm = {

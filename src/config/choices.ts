@@ -49,3 +49,15 @@ export type RoleLineRule = (typeof ROLE_LINE_RULES)[number];
 /** `log.to`: where a training run reports besides RUN/metrics.jsonl (src/runs/trackers/). */
 export const LOG_TARGETS = ['console', 'tensorboard', 'csv'] as const;
 export type LogTarget = (typeof LOG_TARGETS)[number];
+
+/**
+ * `reward.team`: which team reward each turn of an episode receives: the episode's final outcome at
+ * every turn (spec section 3, MAS-OPD App. D.4), or each turn's own result as the environment
+ * reported it (src/train/rewards.ts).
+ */
+export const TEAM_REWARD_SOURCES = ['outcome', 'turn'] as const;
+export type TeamRewardSource = (typeof TEAM_REWARD_SOURCES)[number];
+
+/** `reward.share`: where every action receives a team reward, each receives all of it or an equal share of its turn's. */
+export const TEAM_SHARES = ['broadcast', 'split'] as const;
+export type TeamShare = (typeof TEAM_SHARES)[number];

@@ -1,7 +1,7 @@
 // The training configuration: every setting of spec section 4 is a key, with the App. B defaults.
 // docs/config.md is generated from this file (src/config/docs.ts); test/config checks it is current.
 import { ALL_LINEAR_MODULES, ENGINE_KINDS, SERVED_ENGINE_KINDS } from '../engine/types.ts';
-import { ACTION_NORMALISATIONS, ALGORITHMS, GROUP_KEYS, GROUP_SCALES, LOG_TARGETS, ROLE_LINE_RULES, SCHEDULE_KINDS, TURN_WEIGHTINGS, VALUE_LOSS_KINDS } from './choices.ts';
+import { ACTION_NORMALISATIONS, ALGORITHMS, GROUP_KEYS, GROUP_SCALES, LOG_TARGETS, ROLE_LINE_RULES, SCHEDULE_KINDS, TEAM_REWARD_SOURCES, TEAM_SHARES, TURN_WEIGHTINGS, VALUE_LOSS_KINDS } from './choices.ts';
 import { EVAL_PROTOCOL_NAMES, EVAL_PROTOCOLS } from './eval-protocols.ts';
 import { bool, int, num, numbers, obj, oneOf, record, someOf, str, type Bound, type Infer } from './schema-dsl.ts';
 
@@ -141,6 +141,12 @@ export const configSchema = obj('a MARFT training run', {
     groupScale: oneOf('grpo and at-grpo only: std divides r − group mean by the group’s standard deviation (GRPO); none only subtracts the mean (the “no std” variant of Dr. GRPO)', GROUP_SCALES, 'std'),
     jointActions: oneOf('magrpo only: aligned pairs the i-th samples of every agent of a problem into G joint samples (the G episodes); cross scores every combination (G^n joint samples, Task.scoreJoint, single-turn tasks that offer it) and credits each agent’s sample with the mean over its joint samples of return − the mean over all of them', ['aligned', 'cross'] as const, 'aligned'),
     baseline: oneOf('critic: GAE reads the critic’s values; batch-mean: every old value is replaced by the batch’s mean value (an ablation that keeps the budget but drops the critic’s state dependence)', ['critic', 'batch-mean'] as const, 'critic'),
+  }),
+  reward: obj('how the rewards the environment reports become the rewards the credit chain reads (src/train/rewards.ts, src/train/batch.ts; docs/training.md, “How rewards reach the chain”): reward = teamWeight·team + localWeight·local, placed where the algorithm says', {
+    team: oneOf('which team reward each turn receives: outcome: the episode’s final outcome, at every turn (spec section 3, MAS-OPD App. D.4); turn: each turn’s own result as the environment reports it. The trees (at-grpo; magrpo with rollout.jointTree best or all) rank and credit a copy by its own turn whatever this says: a copy that does not continue has no outcome', TEAM_REWARD_SOURCES, 'outcome'),
+    share: oneOf('where every action receives the team reward (ippo, grpo, at-grpo): broadcast: each action all of its turn’s team reward; split: an equal share of it among the turn’s actions (refused for the others: joint chains, marft-* and magrpo, take a turn’s team reward once)', TEAM_SHARES, 'broadcast'),
+    teamWeight: num('α in reward = α·team + localWeight·local (AT-GRPO and MAS-OPD App. D.4: 1; 0 leaves the team reward out)', 1, { min: 0 }),
+    localWeight: num('weight of the role-local rewards (Reasoner, Tool-User, Coder, Tester: spec section 3, the role weights in task.options.rewardWeights; the RL baselines’ α·team + local: 1; 0 = the team reward alone). Tasks without role-local rewards are unaffected', 1, { min: 0 }),
   }),
   rollout: obj('sampling of training episodes', {
     batchSize: int('problems per training step', 256, 1, BOUND.episodes),

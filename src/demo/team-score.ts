@@ -4,7 +4,7 @@ import type { Episode } from '../workflow/index.ts';
 import type { ArithInfo } from '../tasks/arith-duo/arith-env.ts';
 
 export interface TeamScore {
-  /** Mean episode score: the fraction of problems whose final answer is right. */
+  /** Mean episode outcome: the fraction of problems whose final answer is right. */
   score: number;
   rightPlanRate: number;
   followRate: number;
@@ -15,7 +15,7 @@ export function teamScore(episodes: Episode[]): TeamScore {
   const n = Math.max(1, episodes.length);
   const info = episodes.map((e) => e.info as ArithInfo);
   return {
-    score: episodes.reduce((s, e) => s + e.score, 0) / n,
+    score: episodes.reduce((s, e) => s + e.outcome, 0) / n,
     rightPlanRate: info.filter((i) => i.rightPlan).length / n,
     followRate: info.filter((i) => i.followedPlan).length / n,
     problems: episodes.length,

@@ -59,7 +59,8 @@ export function episodeSample(episode: Episode, view: EpisodeView = {}): SampleR
     tokens: [...a.actionTokens],
     pieces: actionPieces(a, view.tokenizer),
     logprobs: [...a.behaviourLogprobs],
-    reward: a.reward,
+    // The reward a step placed on it is the trainer's (src/train/samples.ts); an episode alone carries its raw local reward.
+    reward: a.localReward ?? 0,
     value: null,
     advantages: null,
     teacherGap: null,
@@ -71,7 +72,7 @@ export function episodeSample(episode: Episode, view: EpisodeView = {}): SampleR
     problem: episode.problemId,
     prompt: view.prompt ?? '',
     group: view.group !== undefined ? view.group : (episode.group ?? null),
-    outcome: episode.score,
+    outcome: episode.outcome,
     turns,
     actions,
     info: { ...info, ...view.info },

@@ -2,12 +2,13 @@
 // horizon 1 (the Coder and the Tester act once, in parallel, from the problem alone), the programs
 // and the unit tests of the rolloutsPerPrompt episodes of one problem (its EpisodeGroup) are run
 // against each other in the sandbox, the programs are judged on the golden tests, and every action's
-// reward is replaced by CURE's (src/env/cure-rewards.ts): the program's golden pass rate, the test's
-// CURE reward (0 for every test of a problem that no program solves: not scored, so the Testers'
-// group is flat and left out of the update). The group-relative estimator then standardises the
-// Coders' and the Testers' rewards within their own groups (its key separates agents). The
-// horizon is checked before any rollout (src/algorithms/check.ts); the check below guards callers
-// that bypass it.
+// role-local reward is replaced by CURE's (src/env/cure-rewards.ts): the program's golden pass rate,
+// the test's CURE reward (0 for every test of a problem that no program solves: not scored, so the
+// Testers' group is flat and left out of the update). The cure plan places each action's own reward
+// alone (reward placement `local`, src/train/batch.ts: no team reward, no weights); the
+// group-relative estimator then standardises the Coders' and the Testers' rewards within their own
+// groups (its key separates agents). The horizon is checked before any rollout
+// (src/algorithms/check.ts); the check below guards callers that bypass it.
 import { cureGroupRewards } from '../env/cure-rewards.ts';
 import type { ProgramRunner } from '../env/program-runner.ts';
 import type { CodeProblem } from '../env/datasets/types.ts';
@@ -41,8 +42,9 @@ export async function applyCureRewards(episodes: Episode[], ctx: CureContext): P
       return p === null ? 0 : ctx.goldenPassRate(p, problem);
     }));
     const r = await cureGroupRewards({ programs: coders.map((a) => a.text), goldenPassRates, tests: testers.map((a) => a.text) }, ctx.run, ctx.timeoutMs);
-    coders.forEach((a, l) => (a.reward = a.localReward = r.programs[l]!));
-    testers.forEach((a, k) => (a.reward = a.localReward = r.tests[k]!));
+    // Recorded as each action's own reward; the cure plan places it alone (AlgorithmPlan.reward: local).
+    coders.forEach((a, l) => (a.localReward = r.programs[l]!));
+    testers.forEach((a, k) => (a.localReward = r.tests[k]!));
     for (const ep of members) ep.info.cure = { passes: r.passes, programRewards: r.programs, testRewards: r.tests, testsScored: r.testsScored };
   }));
   return episodes;

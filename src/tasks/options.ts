@@ -22,6 +22,16 @@ export function rejectUnknown(options: Options, known: readonly string[], taskNa
   }
 }
 
+/**
+ * Refuses options that moved to the configuration's `reward` section (the trainer weighs and places
+ * rewards, tasks record them raw), in one line naming the new key: `moved` maps each old key to it.
+ */
+export function refuseMovedRewardOptions(options: Options, moved: Record<string, string>): void {
+  for (const [key, now] of Object.entries(moved)) {
+    if (options[key] !== undefined) throw new TaskOptionError(`task.options.${key}: moved to the configuration's reward section: set ${now}`);
+  }
+}
+
 export function oneOfOption<T extends string>(options: Options, key: string, allowed: readonly T[], fallback: T): T {
   const v = options[key];
   if (v === undefined) return fallback;

@@ -5,8 +5,10 @@
 //   rollout(engine, {step, seed, batchSize, rolloutsPerPrompt, sampling, policies})
 //     batchSize training problems drawn from (seed, step) only (problem-source.ts), each played
 //     rolloutsPerPrompt times (adjacent episodes), by the workflow with the request's per-agent
-//     adapters, sampled through engineSampler; rewards set by the environment and the reward
-//     assignment (team mode, team weight, role-local weight).
+//     adapters, sampled through engineSampler; the environment's rewards recorded raw (each turn's
+//     team reward, each action's role-local reward; the trainer weighs and places them, the
+//     configuration's `reward` section); a tree (treeBranches, jointTree) ranks its copies by the
+//     request's turnScore.
 //   evaluate(engine, {seed, sampling, problems, policies})
 //     the first `problems` held-out problems (0 = all), one episode each; score = the
 //     environment's final outcome (maths: correct; code: pass fraction).
@@ -33,8 +35,8 @@ import { verifyCode } from '../verify/code/index.ts';
 import { applyCureRewards, type CureContext } from './cure-rewards.ts';
 import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts';
 import { jointTreeRollout } from '../workflow/joint-tree-sampling.ts';
-import { engineSampler, rollout, treeRollout, withPolicies, BASE_POLICY, type ActionSampler, type Episode, type RewardAssignment, type TaskEnv, type Workflow } from '../workflow/index.ts';
-import { intOption, numberOption, oneOfOption, optionError, rejectUnknown, stringOption, TaskOptionError, type Options } from './options.ts';
+import { engineSampler, rollout, treeRollout, withPolicies, BASE_POLICY, type ActionSampler, type Episode, type TaskEnv, type TurnScore, type Workflow } from '../workflow/index.ts';
+import { intOption, numberOption, oneOfOption, optionError, refuseMovedRewardOptions, rejectUnknown, stringOption, TaskOptionError, type Options } from './options.ts';
 import { datasetName, loadProblemSets, stepProblems, type DatasetChoice, type ProblemSets, type SplitChoice } from './problem-source.ts';
 import { DEFAULT_TINY_SHAPE, taskCharTokenizer, tinyEngine, type TinyModelShape } from './tiny-model.ts';
 import { WORKFLOW_NAMES, buildWorkflow, defaultAnswerRole, type WorkflowChoice } from './workflow-catalog.ts';
@@ -42,7 +44,7 @@ import { WORKFLOW_NAMES, buildWorkflow, defaultAnswerRole, type WorkflowChoice }
 export const WORKFLOW_TASK_OPTIONS = [
   'dataset', 'file', 'heldOutDataset', 'heldOutFile', 'heldOutFraction', 'splitSeed', 'maxProblemTokens',
   'workflow', 'agentsPerRole', 'horizon',
-  'teamReward', 'teamWeight', 'localWeight', 'rewardWeights', 'answerRole', 'programTimeoutMs', 'maxInFlight',
+  'rewardWeights', 'answerRole', 'programTimeoutMs', 'maxInFlight',
   'tokenizer', 'hiddenSize', 'layers', 'contextLength',
 ] as const;
 
@@ -50,7 +52,6 @@ export interface WorkflowTaskOptions {
   dataset: DatasetChoice;
   split: SplitChoice;
   workflow: WorkflowChoice;
-  reward: RewardAssignment;
   rewardWeights: RoleRewardWeights;
   answerRole?: string;
   /** Wall-clock limit of one program run; default: the environment's (maths 20 s, code 30 s). */
@@ -111,11 +112,11 @@ export class WorkflowTask implements DistillableTask {
     const chosen = stepProblems(this.problems.train, req.batchSize, problemSeed(req.seed, req.step));
     if (req.treeBranches !== undefined) {
       // One tree per problem; its candidates are grouped by (problem, turn, agent).
-      return tagGroups(await this.play(engine, chosen, req.policies, req.sampling, req.seed, { treeBranches: req.treeBranches, criticView: req.criticView ?? true }), chosen.map((_, i) => i));
+      return tagGroups(await this.play(engine, chosen, req.policies, req.sampling, req.seed, { treeBranches: req.treeBranches, turnScore: treeScore(req), criticView: req.criticView ?? true }), chosen.map((_, i) => i));
     }
     if (req.jointTree !== undefined && this.workflow.horizon > 1) {
       // One tree of joint samples per problem (MAGRPO); a one-turn workflow's tree is G independent episodes (below).
-      return tagGroups(await this.play(engine, chosen, req.policies, req.sampling, req.seed, { jointTree: req.jointTree, criticView: req.criticView ?? true }), chosen.map((_, i) => i));
+      return tagGroups(await this.play(engine, chosen, req.policies, req.sampling, req.seed, { jointTree: req.jointTree, turnScore: treeScore(req), criticView: req.criticView ?? true }), chosen.map((_, i) => i));
     }
     const problems = chosen.flatMap((p) => Array.from({ length: req.rolloutsPerPrompt }, () => p));
     // The rolloutsPerPrompt episodes of the i-th problem chosen form one group (GRPO-family algorithms compare within it).
@@ -193,7 +194,7 @@ export class WorkflowTask implements DistillableTask {
     }
   }
 
-  private async play(engine: SamplingEngine, problems: Problem[], policies: Record<string, string>, sampling: Sampling, seed: number, how: { treeBranches?: number | undefined; jointTree?: RolloutRequest['jointTree']; criticView: boolean }): Promise<Episode[]> {
+  private async play(engine: SamplingEngine, problems: Problem[], policies: Record<string, string>, sampling: Sampling, seed: number, how: { treeBranches?: number | undefined; jointTree?: RolloutRequest['jointTree']; turnScore?: TurnScore; criticView: boolean }): Promise<Episode[]> {
     this.checkTokenizer(engine);
     // Every agent gets the trainer's adapter; an agent it leaves out acts with the frozen base.
     const acting = Object.fromEntries(this.agents.map((a) => [a, policies[a] ?? BASE_POLICY]));
@@ -202,16 +203,28 @@ export class WorkflowTask implements DistillableTask {
       sampler,
       tokenizer: this.tokenizer,
       params: { temperature: sampling.temperature, topP: sampling.topP, topK: sampling.topK, maxNewTokens: sampling.maxNewTokens, stopTokenIds: [], stopStrings: [], seed },
-      reward: this.options.reward,
       criticView: how.criticView,
       ...(this.options.maxInFlight > 0 ? { maxInFlight: this.options.maxInFlight } : {}),
     };
     const workflow = withPolicies(this.workflow, acting);
     const envs = problems.map(this.makeEnv);
-    if (how.jointTree) return jointTreeRollout(workflow, envs, { ...options, ...how.jointTree });
-    return how.treeBranches === undefined ? rollout(workflow, envs, options) : treeRollout(workflow, envs, { ...options, branches: how.treeBranches });
+    if (how.jointTree) return jointTreeRollout(workflow, envs, { ...options, ...how.jointTree, score: how.turnScore! });
+    return how.treeBranches === undefined ? rollout(workflow, envs, options) : treeRollout(workflow, envs, { ...options, branches: how.treeBranches, score: how.turnScore! });
   }
 }
+
+/** A tree request's ranking of copies (RolloutRequest.turnScore), which the trainer always sends with one. */
+function treeScore(req: RolloutRequest): TurnScore {
+  if (!req.turnScore) throw new Error('a tree rollout request (treeBranches or jointTree) needs turnScore, the ranking of a turn\'s copies');
+  return req.turnScore;
+}
+
+/** The reward settings that moved from the task's options to the configuration's `reward` section (refused here in one line). */
+const MOVED_REWARD_OPTIONS: Record<string, string> = {
+  teamReward: 'reward.share (broadcast or split; reward.teamWeight: 0 leaves the team reward out)',
+  teamWeight: 'reward.teamWeight',
+  localWeight: 'reward.localWeight',
+};
 
 /** The seed that picks a step's problems: from (request seed, step) only, on its own stream. */
 export function problemSeed(seed: number, step: number): number {
@@ -247,6 +260,7 @@ function rewardWeightsOption(raw: Options): RoleRewardWeights {
 }
 
 export function parseWorkflowTaskOptions(raw: Options): WorkflowTaskOptions {
+  refuseMovedRewardOptions(raw, MOVED_REWARD_OPTIONS);
   rejectUnknown(raw, WORKFLOW_TASK_OPTIONS, "task 'workflow'");
   const heldOut = datasetChoice(raw, 'heldOutDataset', 'heldOutFile');
   const options: WorkflowTaskOptions = {
@@ -261,11 +275,6 @@ export function parseWorkflowTaskOptions(raw: Options): WorkflowTaskOptions {
       name: oneOfOption(raw, 'workflow', WORKFLOW_NAMES, 'duo'),
       agentsPerRole: intOption(raw, 'agentsPerRole', 1, 1, 8),
       horizon: intOption(raw, 'horizon', 4, 1),
-    },
-    reward: {
-      team: oneOfOption(raw, 'teamReward', ['broadcast', 'split', 'none'] as const, 'broadcast'),
-      teamWeight: numberOption(raw, 'teamWeight', 1, 0),
-      localWeight: numberOption(raw, 'localWeight', 0, 0),
     },
     rewardWeights: rewardWeightsOption(raw),
     maxInFlight: intOption(raw, 'maxInFlight', 0, 0),

@@ -1,9 +1,11 @@
 // The training batch: every agent action of a step's episodes, flattened, with what the updates
-// need (scored sequence, behaviour log-probs, credited reward, old values, advantages, returns).
+// need (scored sequence, behaviour log-probs, the reward placed on it, old values, advantages,
+// returns). The one place rewards are weighted and placed (flattenEpisodes, with ./rewards.ts) and
+// scaled (scaleRewards): the rollout records raw rewards only.
 // Credit assignment per algorithm plan: joint MARFT chains or per-agent IPPO chains, at the action
 // or the token level (src/train/credit/gae-action.ts, src/train/credit/gae-token.ts).
 import type { MarftConfig } from '../config/schema.ts';
-import type { Episode } from '../workflow/trajectory.ts';
+import type { ActionRecord, Episode } from '../workflow/trajectory.ts';
 import type { Task } from './task.ts';
 import type { AdvantageEstimator, AlgorithmPlan, TrainAction } from './types.ts';
 import type { SamplingEngine } from '../engine/types.ts';
@@ -12,19 +14,29 @@ import { normaliseBatch } from '../core/statistics.ts';
 import { creditChains } from './credit/chains.ts';
 import { estimatorOf } from './credit/index.ts';
 import { rewardScale, updateMoments, type RunningMoments } from '../core/running-moments.ts';
+import { learnerReward, rawLocal } from './rewards.ts';
 
 /**
  * Flattens episodes in execution order; actions without tokens carry no gradient and are dropped.
  * Actions of agents outside the plan (frozen agents) stay in a joint credit chain, valued by the
  * centralised critic, but are never trained on; per-agent chains (IPPO) leave them out. A plan
  * without a critic keeps every action (critic null).
- * Rewards are placed per the plan (src/algorithms/types.ts, `reward`): at the step level the team
- * credit goes to the last kept action of the step, so a step whose last agent produced nothing
- * still delivers its reward.
+ *
+ * Rewards are placed here, once, from the rollout's raw records and the run's reward settings
+ * (./rewards.ts: T = the turn's team reward, the episode's outcome or the turn's own; α =
+ * reward.teamWeight, w = reward.localWeight), as the plan's `reward` says:
+ *   broadcast  every action: α·share(T) + w·local (share: T, or T split over the turn's actions)
+ *   step-end   every action: w·local; the turn's last kept action also α·T, once (so a turn whose
+ *              last agent produced nothing still delivers its team reward)
+ *   outcome    the episode's last kept action: α·outcome; every other action 0
+ *   local      every action: its own local reward alone, unweighted (a scheme's rewards: CURE's)
+ *   none       0
+ * A tree's action (with `joint`) takes its copy's own turn as T and as its turn.
  */
 export function flattenEpisodes(episodes: Episode[], plan: AlgorithmPlan, config: MarftConfig): TrainAction[] {
   const out: TrainAction[] = [];
   const critics = plan.critics;
+  const settings = config.reward;
   const sharedCritic = critics && plan.chain === 'joint' ? Object.values(critics)[0] : undefined;
   episodes.forEach((ep, e) => {
     const kept: TrainAction[] = [];
@@ -33,32 +45,36 @@ export function flattenEpisodes(episodes: Episode[], plan: AlgorithmPlan, config
     // one-turn request with independent episodes (no candidates).
     if (plan.sampling === 'tree' && !ep.candidates) throw new Error(`episode ${e} (problem '${ep.problemId}') has no candidates: the task did not sample a tree`);
     const jointTree = plan.jointTree !== undefined && ep.candidates !== undefined;
-    for (const a of plan.sampling === 'tree' || jointTree ? ep.candidates! : ep.actions) {
+    const records = plan.sampling === 'tree' || jointTree ? ep.candidates! : ep.actions;
+    // The turn an action belongs to: its joint sample in a tree (one turn of one copy), else its step.
+    const turnOf = (a: ActionRecord): string => (a.joint ? `${a.joint.node}/${a.joint.sample}/${a.step}` : `${a.step}`);
+    const turnSize = new Map<string, number>();
+    for (const a of records) turnSize.set(turnOf(a), (turnSize.get(turnOf(a)) ?? 0) + 1);
+    const teamOf = (a: ActionRecord): number => {
+      if (a.joint) return a.joint.teamReward;
+      if (settings.team === 'outcome') return ep.outcome;
+      return ep.steps.find((s) => s.t === a.step)?.teamReward ?? 0;
+    };
+    for (const a of records) {
       if (a.actionTokens.length === 0) continue;
       const critic = critics ? (critics[a.agent] ?? sharedCritic) : null;
       if (critics && !critic) continue;
+      const learner = plan.reward === 'local' ? rawLocal(a) : learnerReward(settings, teamOf(a), turnSize.get(turnOf(a))!, a);
+      const placed = plan.reward === 'broadcast' || plan.reward === 'local' ? learner : plan.reward === 'step-end' ? settings.localWeight * rawLocal(a) : 0;
       kept.push({
         record: a, episode: e, t: a.step, role: plan.roles?.[a.agent] ?? a.agent, agentIndex: a.agentIndex, agent: a.agent, policy: plan.policies[a.agent] ?? null, critic: critic ?? null, group: ep.group ?? null, joint: a.joint ?? null,
         tokens: [...a.promptTokens, ...a.actionTokens], scoreFrom: a.promptTokens.length, length: a.actionTokens.length, text: a.text,
         criticTokens: plan.criticInput === 'joint' ? (a.criticTokens ?? a.promptTokens) : a.promptTokens,
-        behaviourLogprobs_K: Float32Array.from(a.behaviourLogprobs), rawReward: a.reward,
-        reward: plan.reward === 'broadcast' ? a.reward : plan.reward === 'step-end' ? (a.localReward ?? 0) : 0,
+        behaviourLogprobs_K: Float32Array.from(a.behaviourLogprobs), learnerReward: learner, reward: placed,
         scale: actionScale(config.actor.actionNormalisation, a.actionTokens.length, a.text),
         values_K: new Float32Array(0), advantages_K: new Float64Array(0), returns_K: new Float64Array(0),
       });
     }
-    if (plan.reward === 'outcome' && kept.length > 0) kept[kept.length - 1]!.reward = ep.score;
+    if (plan.reward === 'outcome' && kept.length > 0) kept[kept.length - 1]!.reward = settings.teamWeight * ep.outcome;
     if (plan.reward === 'step-end') {
-      // A joint sample of a tree is one turn of its own copy: its team credit goes to its last kept action.
-      const sameTurn = (x: TrainAction, y: TrainAction) => x.t === y.t && (x.joint === null || (x.joint.node === y.joint?.node && x.joint.sample === y.joint.sample));
       for (const [i, a] of kept.entries()) {
-        if (i + 1 < kept.length && sameTurn(kept[i + 1]!, a)) continue;
-        if (a.joint) {
-          a.reward += a.joint.teamCredit;
-          continue;
-        }
-        const step = ep.steps.find((s) => s.t === a.t);
-        a.reward += step ? (step.teamCredit ?? step.teamReward) : 0;
+        if (i + 1 < kept.length && turnOf(kept[i + 1]!.record) === turnOf(a.record)) continue;
+        a.reward += settings.teamWeight * teamOf(a.record);
       }
     }
     out.push(...kept);

@@ -72,7 +72,7 @@ export function evalRecords(result: EvalResult, task: Pick<Task, 'tokenizer' | '
           roles: task.roles,
           prompt: text ?? '',
           group: `problem-${index}`,
-          verdict: (t) => (t === last ? verdictOf(episode.score) : null),
+          verdict: (t) => (t === last ? verdictOf(episode.outcome) : null),
           info: { evalSeed: s, seed: result.seeds[s]! },
         });
         return sampleJson({ format: SAMPLES_FORMAT, version: SAMPLES_VERSION, step: system.step, episode: index * n + s, ...record });

@@ -62,7 +62,7 @@ export async function evaluatePolicies(engine: SamplingEngine, task: Task, confi
     else if (ids.length !== problemIds.length || ids.some((id, j) => id !== problemIds[j])) {
       throw new Error(`evaluation: the task scored other problems under decoding seed ${i} than under seed 0 (every seed must decode the same held-out problems, in the same order)`);
     }
-    scores.push(got.map((e) => e.score));
+    scores.push(got.map((e) => e.outcome));
     if (options.keepEpisodes) episodes.push(got);
   }
   const problems = problemIds.length;

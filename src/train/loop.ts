@@ -41,6 +41,7 @@ import { monteCarloReturns } from './credit/monte-carlo-returns.ts';
 import { groupKeyOf } from './credit/group-relative.ts';
 import { evaluatePolicies } from './evaluate.ts';
 import { fillValues, forwardActions } from './forward-passes.ts';
+import { turnScore } from './rewards.ts';
 import { learningRate } from './schedules.ts';
 import type { RolloutRequest, Task } from './task.ts';
 import type { AlgorithmPlan, RunContext, TrainAction } from './types.ts';
@@ -160,6 +161,8 @@ function rolloutRequest(config: MarftConfig, plan: AlgorithmPlan, step: number, 
     policies: plan.policies,
     ...(plan.sampling === 'tree' ? { treeBranches: rollout.rolloutsPerPrompt } : {}),
     ...(plan.jointTree ? { jointTree: { branches: rollout.rolloutsPerPrompt, continuation: plan.jointTree } } : {}),
+    // A tree ranks its copies by the run's reward settings; the task places no reward itself.
+    ...(plan.sampling === 'tree' || plan.jointTree ? { turnScore: turnScore(config.reward) } : {}),
     ...(plan.rewards ? { rewardScheme: plan.rewards } : {}),
     // Without a critic nothing reads the centralised critic's input: the task need not render it.
     ...(plan.critics === null ? { criticView: false } : {}),
@@ -188,9 +191,9 @@ async function trainStep(run: RunContext, step: number, state: TrainerState): Pr
 
   const actions = flattenEpisodes(episodes, plan, config);
   const m: StepMetrics = { step };
-  m.score_mean = mean(episodes.map((e) => e.score));
+  m.score_mean = mean(episodes.map((e) => e.outcome));
   m.turns_mean = mean(episodes.map((e) => e.steps.length));
-  if (plan.reward !== 'none') for (const agent of task.agents) m[`reward/${agent}`] = mean(actions.filter((a) => a.agent === agent).map((a) => a.rawReward));
+  if (plan.reward !== 'none') for (const agent of task.agents) m[`reward/${agent}`] = mean(actions.filter((a) => a.agent === agent).map((a) => a.learnerReward));
   m.response_length_mean = mean(actions.map((a) => a.length));
 
   let next = state;

@@ -5,6 +5,7 @@
 // src/run/task-registry.ts; the trainer knows none by name.
 import type { Engine, SamplingEngine } from '../engine/types.ts';
 import type { Tokenizer } from '../tokenizer/types.ts';
+import type { TurnScore } from '../workflow/joint-tree-sampling.ts';
 import type { Episode } from '../workflow/trajectory.ts';
 
 export interface Sampling {
@@ -36,6 +37,12 @@ export interface RolloutRequest {
    * one turn may answer with G independent episodes per problem (a one-turn tree is exactly that).
    */
   jointTree?: { branches: number; continuation: 'all' | 'best' };
+  /**
+   * How a tree ranks the copies of a turn (which copy is executed and continued), from the run's
+   * reward settings (src/train/rewards.ts: α·team + localWeight·Σ local): required with treeBranches
+   * or jointTree; the task passes it to the sampler and places no reward itself.
+   */
+  turnScore?: TurnScore;
   /** Rewards of another scheme than the task's own (algorithm cure); only asked of a task that lists it in rewardSchemes. */
   rewardScheme?: RewardScheme;
   /**
@@ -67,14 +74,15 @@ export interface Task {
   /** Reward schemes the task can answer RolloutRequest.rewardScheme with. */
   readonly rewardSchemes?: readonly RewardScheme[];
   /**
-   * The joint reward of an arbitrary combination of single-turn actions drawn for one problem
+   * The raw rewards of an arbitrary combination of single-turn actions drawn for one problem
    * (advantage.jointActions: cross, MAGRPO): `episode` is any episode of the problem's group, and
    * `actions` holds one action per agent, in the task's agent order, possibly taken from different
-   * episodes of the group. Returns what the episode's joint reward (team reward plus role-local
-   * rewards) would be had those actions been played together. Offer it only where an action does
-   * not depend on another agent's action of the same turn (no re-running is involved).
+   * episodes of the group. Returns what the environment would have reported had those actions been
+   * played together: the turn's team reward and each action's role-local reward (in `actions`'
+   * order); the trainer weighs them (src/train/rewards.ts). Offer it only where an action does not
+   * depend on another agent's action of the same turn (no re-running is involved).
    */
-  scoreJoint?(episode: Episode, actions: readonly JointAction[]): number;
+  scoreJoint?(episode: Episode, actions: readonly JointAction[]): JointScore;
   rollout(engine: Engine, request: RolloutRequest): Promise<Episode[]>;
   /**
    * What records of the task's episodes show beyond token ids (marft eval --output, the samples
@@ -86,11 +94,18 @@ export interface Task {
   readonly roles?: Readonly<Record<string, string>>;
   problemText?(problemId: string): string | undefined;
   /**
-   * Episodes on held-out problems (never trained on); their `score` is the evaluation outcome. Every
+   * Episodes on held-out problems (never trained on); their `outcome` is what the evaluation scores. Every
    * call with the same `problems` returns the same problems in the same order, whatever the seed
    * (pass@k counts each problem's correct samples over the seeds).
    */
   evaluate(engine: SamplingEngine, request: EvalRequest): Promise<Episode[]>;
+}
+
+/** What Task.scoreJoint reports for a combination: raw, as the environment would. */
+export interface JointScore {
+  teamReward: number;
+  /** Each action's role-local reward, in the order of the combination's actions. */
+  localRewards: number[];
 }
 
 /** One agent's action in a combination scored by Task.scoreJoint. */

@@ -53,9 +53,13 @@ export interface TrainAction {
   text: string;
   /** The rollout's log-probs of the action tokens (ActionRecord.behaviourLogprobs as float32). */
   behaviourLogprobs_K: Float32Array;
-  /** The reward the episode credited to this action for an independent learner (team + local, before normalisation). */
-  rawReward: number;
-  /** The reward the credit chain uses (placed per the plan's reward mode, then scaled). */
+  /**
+   * What an independent learner of this agent receives for the action (α·team share + w·local,
+   * ./rewards.ts; a scheme's own reward under the plan's `local` placement), before scaling: the
+   * metric reward/<agent>.
+   */
+  learnerReward: number;
+  /** The reward the credit chain uses (placed per the plan's reward mode by ./batch.ts, then scaled). */
   reward: number;
   /** Action normalisation factor (1, 1/L or 1/words). */
   scale: number;
@@ -189,15 +193,18 @@ export interface AlgorithmPlan {
   /** joint: one credit chain per episode across agents then steps (MARFT); per-agent: one chain per agent (IPPO). */
   chain: 'joint' | 'per-agent';
   /**
-   * Where rewards enter the credit chain (spec section 3):
-   *   step-end   the team reward of a step once, at the step's last action; role-local rewards at
+   * Where rewards enter the credit chain (spec section 3), weighted by the run's reward settings
+   * (./rewards.ts, placed once by ./batch.ts):
+   *   step-end   the team reward of a turn once, at the turn's last action; role-local rewards at
    *              their own agent's action (the Flex-MG: a joint chain must not add the team reward
    *              up once per agent);
-   *   broadcast  every action receives the team reward plus its local reward (independent learners);
-   *   outcome    the episode's outcome (its score) once, at its last action (trajectory level);
+   *   broadcast  every action receives its share of the team reward plus its local reward
+   *              (independent learners);
+   *   outcome    α times the episode's outcome (Episode.outcome) once, at its last action (trajectory level);
+   *   local      every action its own local reward alone, unweighted (a reward scheme's: CURE's);
    *   none       no reward is placed: the estimator reads none (MAS-OPD's teacher).
    */
-  reward: 'step-end' | 'broadcast' | 'outcome' | 'none';
+  reward: 'step-end' | 'broadcast' | 'outcome' | 'local' | 'none';
   /** What the critic reads: the joint state of the step (centralised) or the acting agent's own prompt. */
   criticInput: 'joint' | 'own';
   /** The advantage estimator: a name of ./credit/index.ts's registry, or an estimator the algorithm brings. */

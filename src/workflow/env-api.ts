@@ -24,7 +24,7 @@ export interface StepInput {
 }
 
 export interface StepOutcome {
-  /** Team reward of this step (spec section 3; broadcast to every turn by the reward assignment). */
+  /** Team reward of this step: the turn's own result (spec section 3; the trainer decides which team reward each turn receives, src/train/batch.ts). */
   teamReward: number;
   /** The environment's termination signal (e.g. the two roles agree). */
   done: boolean;
@@ -32,7 +32,7 @@ export interface StepOutcome {
   feedback?: string;
   /** Shown to one agent at the next step, replacing `feedback` for it. */
   feedbackFor?: Record<string, string>;
-  /** Role-local rewards by agent name (spec section 3); weighed in by the reward assignment. */
+  /** Role-local rewards by agent name (spec section 3), recorded on each action (ActionRecord.localReward); the trainer weighs them in (reward.localWeight). */
   perAgentReward?: Record<string, number>;
 }
 
@@ -42,7 +42,7 @@ export interface TaskEnv {
   readonly firstMessage: string;
   /** Runs the environment transition for one step; may run programs (hence async). */
   onStep(step: StepInput): StepOutcome | Promise<StepOutcome>;
-  /** Final outcome for evaluation, called once after the last step. */
+  /** The episode's final outcome (Episode.outcome: what evaluation scores, and the team reward of every turn under reward.team outcome), called once after the last step. */
   finalScore(): { score: number; info: Record<string, unknown> };
   /**
    * Domain equivalence of two outputs of the same agent (e.g. the same extracted maths answer), used

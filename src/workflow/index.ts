@@ -10,9 +10,10 @@ export { engineSampler, policyTarget, type ActionSampler, type SampleRequest } f
 export { ScriptedSampler, defaultScriptedLogprob, type Script, type ScriptInput, type ScriptedReply } from './scripted-sampler.ts';
 export { withPolicies, type ObservationBuilder, type ObservationContext, type Orchestrator, type RouterContext, type StopContext, type TurnRecord, type Workflow } from './workflow.ts';
 export { jointStateMessages, speakerLabels, type JointAction, type JointStateInput } from './joint-state.ts';
-export { DEFAULT_REWARD_ASSIGNMENT, advanceEpisodes, finishedEpisode, rollout, runEpisodes, validateWorkflow, type RewardAssignment, type RolloutOptions } from './rollout.ts';
+export { advanceEpisodes, finishedEpisode, rollout, runEpisodes, validateWorkflow, type RolloutOptions } from './rollout.ts';
 export { EpisodeState, type StepPlan } from './episode-state.ts';
-export { bestCandidate, treeRollout, type TreeRolloutOptions } from './tree-sampling.ts';
+export { bestCandidate, jointTreeRollout, type JointContinuation, type JointTreeOptions, type TurnScore } from './joint-tree-sampling.ts';
+export { treeRollout, type TreeRolloutOptions } from './tree-sampling.ts';
 export { ROLES, ordinal, turnMessage, type Domain, type PolicyChoice } from './builtin/roles.ts';
 export { extractHashAnswer, extractPythonCode, extractTestCase } from './builtin/formats.ts';
 export {

@@ -1,31 +1,50 @@
-// MAGRPO's tree of joint samples (Liu et al., "LLM Collaboration with Multi-Agent Reinforcement
-// Learning"; the authors' multi-turn trainer): at every node G copies of the node's episode state
-// (EpisodeState.copy) each play one whole turn, every agent acting (one joint action per copy; the
-// copies are rows of the same sampling calls, so they draw different actions). The G joint samples
-// of a node are MAGRPO's group. Which of them the next turn grows from:
+// Trees of joint samples (MAGRPO: Liu et al., "LLM Collaboration with Multi-Agent Reinforcement
+// Learning", the authors' multi-turn trainer; AT-GRPO's tree sampling, ./tree-sampling.ts, is the
+// best-continues form): at every node G copies of the node's episode state (EpisodeState.copy) each
+// play one whole turn, every agent acting (one joint action per copy; the copies are rows of the
+// same sampling calls, so they draw different actions). The G joint samples of a node are a group.
+// Which of them the next turn grows from:
 //   all   every joint sample whose episode goes on is the root of its own child node (the authors'
 //         code: "branching uses all generations"; G + G² + ... + G^T joint samples per problem);
-//   best  only the best joint sample (by its turn's joint reward, the first on ties) continues, and
-//         its child node is the continuation of every sibling (T·G joint samples per problem).
-// A joint sample's turn reward is what MAGRPO's estimator sums for it: the turn's team credit once
-// plus every agent's role-local reward. Each action of the tree is kept (Episode.candidates, with
-// `joint`: node, sample, child node, team credit); Episode.actions is the path of the best joint
-// sample of every node from the root, whose steps and score the metrics report.
+//   best  only the best joint sample (by the caller's score of its turn, the first on ties)
+//         continues, and its child node is the continuation of every sibling (T·G joint samples per
+//         problem).
+// The runtime places no reward: a copy's turn is ranked by the caller's TurnScore (the trainer's
+// reward settings, src/train/rewards.ts), which reads the turn's raw records. Each action of the
+// tree is kept (Episode.candidates, with `branch` and `joint`: node, sample, child node, the turn's
+// raw team reward); Episode.actions is the path of the best joint sample of every node from the
+// root, whose steps and outcome the metrics report.
 import { deriveSeed } from '../core/rng.ts';
 import type { TaskEnv } from './env-api.ts';
 import { EpisodeState } from './episode-state.ts';
 import { WorkflowError } from './errors.ts';
 import { advanceEpisodes, finishedEpisode, type RolloutOptions } from './rollout.ts';
-import { bestCandidate } from './tree-sampling.ts';
 import type { ActionRecord, Episode } from './trajectory.ts';
 import type { Workflow } from './workflow.ts';
 
 export type JointContinuation = 'all' | 'best';
 
+/**
+ * How a branching sampler ranks the copies of one turn: from the turn's raw records (the team reward
+ * its copy's environment reported, its actions with their raw role-local rewards) to a number, the
+ * higher the better. The trainer builds it from the run's reward settings (src/train/rewards.ts).
+ */
+export type TurnScore = (turn: { teamReward: number; actions: readonly ActionRecord[] }) => number;
+
 export interface JointTreeOptions extends RolloutOptions {
   /** G: joint samples per node (at least 1). */
   branches: number;
   continuation: JointContinuation;
+  /** Ranks a node's joint samples (which one continues under `best`, which one is on the executed path). */
+  score: TurnScore;
+}
+
+/** Index of the best score, the first one on ties. */
+export function bestCandidate(scores: readonly number[]): number {
+  if (scores.length === 0) throw new Error('bestCandidate: no candidates');
+  let best = 0;
+  for (let k = 1; k < scores.length; k++) if (scores[k]! > scores[best]!) best = k;
+  return best;
 }
 
 interface Node {
@@ -38,11 +57,6 @@ interface Node {
 
 /** The id of sample j's child node of node `id` ('' is the root). */
 const childId = (id: string, j: number): string => (id === '' ? `${j}` : `${id}.${j}`);
-
-/** The joint reward of one turn's actions: the team credit once plus the role-local rewards. */
-function jointReward(actions: readonly ActionRecord[], teamCredit: number): number {
-  return teamCredit + actions.reduce((s, a) => s + (a.localReward ?? 0), 0);
-}
 
 /** One tree per environment (episode e from envs[e]). */
 export async function jointTreeRollout(workflow: Workflow, envs: readonly TaskEnv[], options: JointTreeOptions): Promise<Episode[]> {
@@ -61,10 +75,8 @@ export async function jointTreeRollout(workflow: Workflow, envs: readonly TaskEn
     frontier.forEach((n, i) => {
       const mine = copies.slice(i * G, (i + 1) * G);
       const from = n.state.actions.length;
-      const steps = mine.map((c) => c.steps[c.steps.length - 1]!);
-      const credits = steps.map((s) => s.teamCredit ?? s.teamReward);
-      const rewards = mine.map((c, j) => jointReward(c.actions.slice(from), credits[j]!));
-      const best = bestCandidate(rewards);
+      const teamRewards = mine.map((c) => c.steps[c.steps.length - 1]!.teamReward);
+      const best = bestCandidate(mine.map((c, j) => options.score({ teamReward: teamRewards[j]!, actions: c.actions.slice(from) })));
       const continues = (j: number) => !mine[j]!.done && (options.continuation === 'all' || j === best);
       const childOf = (j: number): string | null => {
         const k = options.continuation === 'all' ? j : best;
@@ -72,7 +84,7 @@ export async function jointTreeRollout(workflow: Workflow, envs: readonly TaskEn
       };
       mine.forEach((c, j) => {
         for (const a of c.actions.slice(from)) {
-          candidates[n.tree]!.push({ ...structuredClone(a), branch: { k: j, executed: n.onPath && j === best }, joint: { node: n.id, sample: j, child: childOf(j), teamCredit: credits[j]! } });
+          candidates[n.tree]!.push({ ...structuredClone(a), branch: { k: j, executed: n.onPath && j === best }, joint: { node: n.id, sample: j, child: childOf(j), teamReward: teamRewards[j]! } });
         }
         if (continues(j)) next.push({ tree: n.tree, id: childId(n.id, j), state: c, onPath: n.onPath && j === best });
       });

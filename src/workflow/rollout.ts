@@ -4,8 +4,10 @@
 // requests of its next topological level of D (or of its orchestrator); all of them go to the
 // sampler in one call per distinct sampling-parameter set (normally exactly one call). When an
 // episode has run every level of a step, its environment step runs (all such steps concurrently,
-// since environments may execute programs), rewards are assigned and the termination rule is
-// checked. Finished episodes free their slot for the next environment (maxInFlight).
+// since environments may execute programs), its rewards are recorded as the environment reported
+// them (the step's team reward, each action's role-local reward: no weighting, no placement, which
+// are the trainer's, src/train/batch.ts) and the termination rule is checked. Finished episodes
+// free their slot for the next environment (maxInFlight).
 import type { SampleParams, SampleResult } from '../engine/types.ts';
 import type { ChatMessage, Tokenizer } from '../tokenizer/types.ts';
 import type { ActionRecord, Episode, StepRecord } from './trajectory.ts';
@@ -18,20 +20,6 @@ import { WorkflowError } from './errors.ts';
 import { jointStateMessages, speakerLabels } from './joint-state.ts';
 import { EpisodeState, type StepPlan } from './episode-state.ts';
 
-export interface RewardAssignment {
-  /**
-   * How a step's team reward reaches that step's actions: every action gets it ('broadcast', the
-   * spec's default), the actions share it equally ('split'), or it is left out ('none').
-   */
-  team: 'broadcast' | 'split' | 'none';
-  /** α in reward = α·team + local (AT-GRPO uses α = 1). */
-  teamWeight: number;
-  /** Weight of the environment's role-local reward (StepOutcome.perAgentReward). */
-  localWeight: number;
-}
-
-export const DEFAULT_REWARD_ASSIGNMENT: RewardAssignment = { team: 'broadcast', teamWeight: 1, localWeight: 0 };
-
 export interface RolloutOptions {
   sampler: ActionSampler;
   tokenizer: Tokenizer;
@@ -43,7 +31,6 @@ export interface RolloutOptions {
   params: SampleParams;
   /** Episodes run concurrently (default: all environments at once). */
   maxInFlight?: number;
-  reward?: Partial<RewardAssignment>;
   /** Prompts longer than this (in tokens) are an error naming the agent and problem (default: no cap). */
   maxPromptTokens?: number;
   /**
@@ -109,7 +96,7 @@ export async function advanceEpisodes(workflow: Workflow, states: readonly Episo
   await drive(workflow, states, options, pause);
 }
 
-/** The Episode of a finished state (its final score from the environment, the workflow's records). */
+/** The Episode of a finished state (its outcome from the environment's finalScore, the workflow's records). */
 export function finishedEpisode(workflow: Workflow, run: EpisodeState, options: Pick<RolloutOptions, 'keepMessages'>): Episode {
   if (!run.done) throw new WorkflowError(`episode ${run.episode} (problem '${run.env.problemId}') has not finished`);
   const final = run.env.finalScore();
@@ -118,14 +105,13 @@ export function finishedEpisode(workflow: Workflow, run: EpisodeState, options: 
     info.workflow = { graphs: run.graphs, orchestratorFallbacks: run.orchestratorFallbacks };
   }
   if (options.keepMessages) info.observations = run.observations;
-  return { problemId: run.env.problemId, actions: run.actions, steps: run.steps, score: final.score, info };
+  return { problemId: run.env.problemId, actions: run.actions, steps: run.steps, outcome: final.score, info };
 }
 
 async function drive(workflow: Workflow, states: readonly EpisodeState[], options: RolloutOptions, pause?: (state: EpisodeState) => boolean): Promise<void> {
   validateWorkflow(workflow);
   const envs = states.map((s) => s.env);
   if (states.some((s) => s.done)) throw new WorkflowError('runEpisodes: a finished episode cannot be continued');
-  const reward = { ...DEFAULT_REWARD_ASSIGNMENT, ...options.reward };
   const maxInFlight = Math.max(1, options.maxInFlight ?? envs.length);
   const names = workflow.agents.map((a) => a.name);
   const agentByName = new Map(workflow.agents.map((a) => [a.name, a]));
@@ -202,7 +188,6 @@ async function drive(workflow: Workflow, states: readonly EpisodeState[], option
         behaviourLogprobs: result.logprobs,
         stopReason: result.stopReason,
         text: actionText(result, p.params.stopTokenIds, options.tokenizer),
-        reward: 0,
       };
       p.run.actions.push(action);
       if (options.keepMessages) p.run.observations.push(p.messages);
@@ -269,12 +254,7 @@ async function drive(workflow: Workflow, states: readonly EpisodeState[], option
 
   function finishStep(run: EpisodeState, outcome: StepOutcome): void {
     const stepActions = run.actions.slice(run.stepActionsFrom);
-    const teamShare =
-      reward.team === 'none' ? 0 : reward.team === 'split' ? outcome.teamReward / stepActions.length : outcome.teamReward;
-    for (const a of stepActions) {
-      a.localReward = reward.localWeight * (outcome.perAgentReward?.[a.agent] ?? 0);
-      a.reward = reward.teamWeight * teamShare + a.localReward;
-    }
+    for (const a of stepActions) a.localReward = outcome.perAgentReward?.[a.agent] ?? 0;
     if (criticView) {
       // Chain order is execution order: levels, and declaration order inside a level.
       stepActions.forEach((a, k) => {
@@ -293,7 +273,7 @@ async function drive(workflow: Workflow, states: readonly EpisodeState[], option
     if (outcome.feedbackFor !== undefined) turn.feedbackFor = outcome.feedbackFor;
     const stopped = outcome.done || (workflow.stop?.({ t: run.t, outputs: run.outputs, history: run.history, env: run.env }) ?? false);
     const done = stopped || run.t + 1 >= workflow.horizon;
-    const record: StepRecord = { t: run.t, teamReward: outcome.teamReward, teamCredit: reward.team === 'none' ? 0 : reward.teamWeight * outcome.teamReward, done };
+    const record: StepRecord = { t: run.t, teamReward: outcome.teamReward, done };
     if (outcome.feedback !== undefined) record.feedback = outcome.feedback;
     run.steps.push(record);
     run.history.push(turn);

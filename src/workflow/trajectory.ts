@@ -24,9 +24,12 @@ export interface ActionRecord {
   stopReason: StopReason;
   /** Decoded action text, for environments and logs. */
   text: string;
-  /** Reward credited to this action (team share and/or role-local reward, per the reward config): what an independent learner (IPPO) receives. */
-  reward: number;
-  /** The role-local part of `reward` (weighted; spec section 3), 0 or absent when the environment gives none. */
+  /**
+   * The action's role-local reward as the environment reported it (StepOutcome.perAgentReward: the
+   * role's weighted components, e.g. a Reasoner's 0.2·format + 0.8·correct, spec section 3), before
+   * the run's reward.localWeight; 0 or absent when the environment gives none. How it is weighted
+   * and where it enters the credit chain is the trainer's (src/train/batch.ts), never the rollout's.
+   */
   localReward?: number;
   /**
    * What the centralised critic reads before this action (spec section 4): the joint state of the
@@ -36,38 +39,34 @@ export interface ActionRecord {
    */
   criticTokens?: number[];
   /**
-   * Tree sampling only (./tree-sampling.ts): this is candidate k of the K its agent drew at this
-   * turn from identical copies of the episode state, and whether it was the one executed.
+   * Trees only (./joint-tree-sampling.ts, ./tree-sampling.ts): the action was played in copy k of
+   * the K copies of its node's state, and whether that copy lies on the executed path (the best
+   * copy of every node from the root).
    */
   branch?: { k: number; executed: boolean };
-  /** MAGRPO's tree of joint samples only (./joint-tree-sampling.ts): where this action sits in the tree. */
+  /** Trees only: where this action sits in the tree (its node and joint sample). */
   joint?: JointSampleRef;
 }
 
 /**
- * One joint sample of MAGRPO's tree (./joint-tree-sampling.ts): sample `sample` of the G drawn at
- * node `node` (a path of sample indices from the root: '', '2', '2.0', ...), each a whole turn
- * played by every agent from a copy of the node's state.
+ * One joint sample of a tree (./joint-tree-sampling.ts: MAGRPO's tree, and AT-GRPO's, which is its
+ * best-continues form): sample `sample` of the G drawn at node `node` (a path of sample indices from
+ * the root: '', '2', '2.0', ...), each a whole turn played by every agent from a copy of the node's
+ * state.
  */
 export interface JointSampleRef {
   node: string;
   sample: number;
   /** The node whose joint samples continue from this one's turn (null: the episode ended, or a leaf). */
   child: string | null;
-  /** The turn's team reward as the reward configuration weights it (StepRecord.teamCredit). */
-  teamCredit: number;
+  /** The team reward of this joint sample's turn, as its copy's environment reported it (its StepRecord.teamReward). */
+  teamReward: number;
 }
 
 export interface StepRecord {
   t: number;
-  /** Team reward of this environment step, as the environment reported it (spec section 3). */
+  /** Team reward of this environment step, as the environment reported it (spec section 3): the turn's own result. */
   teamReward: number;
-  /**
-   * The team reward as the reward configuration weights it (α·team, or 0 when the team reward is
-   * left out): what a joint (MARFT) credit chain receives once, at the step's last action.
-   * Absent: teamReward.
-   */
-  teamCredit?: number;
   /** True when the episode ended after this step (termination rule or horizon). */
   done: boolean;
   /** Environment feedback shown to the agents at the next step, if any. */
@@ -86,15 +85,18 @@ export interface Episode {
   /** Every agent action in execution order: step-major, then agentIndex. */
   actions: ActionRecord[];
   /**
-   * Tree sampling only: every candidate action (K per agent per turn, each with its own reward and
-   * `branch`), turn-major, then execution order, then k. `actions` is the executed path alone.
-   * MAGRPO's tree of joint samples: every joint sample's actions (with `joint`), node by node;
-   * `actions` is the path of the best joint sample of every node from the root.
+   * Trees only (AT-GRPO's tree sampling, MAGRPO's tree of joint samples): every action of every
+   * copy (each with `branch` and `joint`), node by node; `actions` is the path of the best copy of
+   * every node from the root.
    */
   candidates?: ActionRecord[];
   steps: StepRecord[];
-  /** Final outcome used for evaluation (e.g. 1 if the final answer is correct). */
-  score: number;
+  /**
+   * The episode's final outcome, as its environment reported it (TaskEnv.finalScore: maths 1 if the
+   * final answer is correct, code the fraction of golden tests passed): the evaluation score, the
+   * metric score_mean, and, under reward.team: outcome, the team reward of every turn.
+   */
+  outcome: number;
   /** Environment-specific details (extracted answer, test results, ...), JSON-serialisable. */
   info: Record<string, unknown>;
 }

@@ -16,7 +16,7 @@ import { tagGroups } from '../../src/train/episode-groups.ts';
 import type { Task } from '../../src/train/task.ts';
 import { train } from '../../src/run/train.ts';
 import { CharTokenizer } from '../../src/tokenizer/index.ts';
-import { engineSampler, rollout, sequentialGraph, treeRollout, withPolicies, type StepInput, type StepOutcome, type TaskEnv, type Workflow } from '../../src/workflow/index.ts';
+import { engineSampler, rollout, sequentialGraph, treeRollout, withPolicies, type StepInput, type StepOutcome, type TaskEnv, type TurnScore, type Workflow } from '../../src/workflow/index.ts';
 
 const tok = new CharTokenizer();
 const value = (text: string): number => (text.length === 1 ? text.charCodeAt(0) / 128 : 0);
@@ -49,21 +49,20 @@ const workflow: Workflow = {
 };
 
 function charTask(): Task {
-  const play = (engine: TabularEngine, n: number, policies: Record<string, string>, seed: number, temperature: number, branches?: number) => {
+  const play = (engine: TabularEngine, n: number, policies: Record<string, string>, seed: number, temperature: number, branches?: number, score?: TurnScore) => {
     const envs = Array.from({ length: n }, (_, i) => new CharEnv(`p${i % 2}`, `p${i % 2}`));
     const options = {
       sampler: engineSampler(engine), tokenizer: tok, criticView: false,
       params: { temperature, topP: 1, topK: 0, maxNewTokens: 1, stopTokenIds: [], stopStrings: [], seed },
-      reward: { teamWeight: 1, localWeight: 1 },
     };
     const wf = withPolicies(workflow, policies);
-    return branches === undefined ? rollout(wf, envs, options) : treeRollout(wf, envs, { ...options, branches });
+    return branches === undefined ? rollout(wf, envs, options) : treeRollout(wf, envs, { ...options, branches, score: score! });
   };
   return {
     agents: ['a', 'b'],
     treeSampling: true,
     async rollout(engine, req) {
-      const episodes = await play(engine as TabularEngine, req.batchSize, req.policies, req.seed, req.sampling.temperature, req.treeBranches);
+      const episodes = await play(engine as TabularEngine, req.batchSize, req.policies, req.seed, req.sampling.temperature, req.treeBranches, req.turnScore);
       return tagGroups(episodes, episodes.map((_, i) => i));
     },
     async evaluate(engine, req) {

@@ -13,6 +13,7 @@ import { parseConfig } from '../../src/config/load.ts';
 import type { Engine } from '../../src/engine/types.ts';
 import { TabularEngine } from '../../src/engine/tabular/engine.ts';
 import type { RolloutRequest, Sampling, Task } from '../../src/train/task.ts';
+import { turnScore } from '../../src/train/rewards.ts';
 import { train } from '../../src/run/train.ts';
 import { createWorkflowTask, taskCharTokenizer, type WorkflowTask } from '../../src/tasks/index.ts';
 import { ScriptedSampler } from '../../src/workflow/index.ts';
@@ -53,7 +54,7 @@ const records = (episodes: Episode[]) => episodes.flatMap((e) => [...e.actions, 
 test('the workflow task renders the critic input unless asked not to, for group and tree sampling', async () => {
   const task = duo();
   const base: RolloutRequest = { step: 0, seed: 3, batchSize: 2, rolloutsPerPrompt: 2, sampling: SAMPLING, policies: { planner: 'p', solver: 'p' } };
-  for (const extra of [{}, { treeBranches: 2 }]) {
+  for (const extra of [{}, { treeBranches: 2, turnScore: turnScore(parseConfig({}).reward) }]) {
     const withView = records(await task.rollout(fakeEngine, { ...base, ...extra }));
     const without = records(await task.rollout(fakeEngine, { ...base, ...extra, criticView: false }));
     assert.ok(withView.length >= 8 && withView.every((a) => Array.isArray(a.criticTokens) && a.criticTokens.length > a.actionTokens.length), 'MARFT reads it: every record carries it');

@@ -83,8 +83,8 @@ test('CURE drops the groups with no spread: the program group and the tester gro
   assert.deepEqual([plan.dropFlatGroups, plan.groupKey, plan.groupDeviation, plan.kl], [true, 'role-turn', 'population', true]);
   // Two problems, two episodes each: problem p has programs (1, 0.5) and tests (−1, +1); problem q
   // has programs (0, 0) and no correct program, so its tests are (0, 0) unscored.
-  const act = (agent: string, agentIndex: number, reward: number): ActionRecord => ({ agent, agentIndex, step: 0, policy: 'policy', promptTokens: [1], actionTokens: [2, 3], behaviourLogprobs: [-1, -1], stopReason: 'stop_token', text: agent, reward, localReward: reward });
-  const ep = (group: string, program: number, test: number): Episode => ({ problemId: group, group, actions: [act('coder', 0, program), act('tester', 1, test)], steps: [{ t: 0, teamReward: 0, done: true }], score: 0, info: {} });
+  const act = (agent: string, agentIndex: number, reward: number): ActionRecord => ({ agent, agentIndex, step: 0, policy: 'policy', promptTokens: [1], actionTokens: [2, 3], behaviourLogprobs: [-1, -1], stopReason: 'stop_token', text: agent, localReward: reward });
+  const ep = (group: string, program: number, test: number): Episode => ({ problemId: group, group, actions: [act('coder', 0, program), act('tester', 1, test)], steps: [{ t: 0, teamReward: 0, done: true }], outcome: 0, info: {} });
   const episodes = [ep('p', 1, -1), ep('p', 0.5, 1), ep('q', 0, 0), ep('q', 0, 0)];
   const actions = flattenEpisodes(episodes, plan, config);
   assignCredit(actions, episodes, plan, config);
@@ -123,7 +123,8 @@ test('the workflow task gives CURE’s rewards: MBPP programs judged by the sand
   // Program 0 is correct, 1 and 2 wrong. Test "" passes programs 0 and 1: good, rejects 1 of the 2
   // wrong ones: +1/2. Test "x" fails the correct program (bad) and accepts program 2: −1/2. Test "y"
   // is bad and accepts no wrong program: −1 × 0 = 0.
-  const rewards = episodes.map((ep) => Object.fromEntries(ep.actions.map((a) => [a.agent, a.reward])));
+  // CURE's rewards replace each action's own (role-local) reward; the cure plan places them alone.
+  const rewards = episodes.map((ep) => Object.fromEntries(ep.actions.map((a) => [a.agent, a.localReward])));
   assert.deepEqual(rewards, [{ coder: 1, tester: 0.5 }, { coder: 0, tester: -0.5 }, { coder: 0, tester: 0 }]);
   assert.deepEqual(episodes[0]!.info.cure, { passes: [[T, F, F], [T, F, F], [F, T, F]], programRewards: [1, 0, 0], testRewards: [0.5, -0.5, 0], testsScored: true });
 });

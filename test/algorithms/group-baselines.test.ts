@@ -91,10 +91,12 @@ test('cross joint actions: refused in one line for a task without scoreJoint or 
   const { task: independent } = coordinationGame({ dependency: false, senderHint: 0.5 });
   assert.throws(() => planFor(parseConfig({ ...cross, algorithm: 'grpo' }), independent), oneLine(/^advantage\.jointActions: cross applies to magrpo only/));
   assert.ok(planFor(parseConfig({ ...cross, algorithm: 'magrpo' }), independent));
-  // Secret 2 (symbol token 5): answer 5 scores the team reward 1, message 5 the sender's hint 0.5.
-  const episode = { problemId: 'secret-2', actions: [], steps: [], score: 0, info: { secret: 2 } };
+  // Secret 2 (symbol token 5): answer 5 scores the team reward 1, message 5 the sender's hint 0.5 (raw; the trainer weighs them).
+  const episode = { problemId: 'secret-2', actions: [], steps: [], outcome: 0, info: { secret: 2 } };
   const joint = (message: number, answer: number) => independent.scoreJoint!(episode, [{ agent: 'sender', tokens: [message], text: '' }, { agent: 'receiver', tokens: [answer], text: '' }]);
-  assert.deepEqual([joint(5, 5), joint(5, 4), joint(3, 5), joint(3, 4)], [1.5, 0.5, 1, 0]);
+  assert.deepEqual([joint(5, 5), joint(5, 4), joint(3, 5), joint(3, 4)], [
+    { teamReward: 1, localRewards: [0.5, 0] }, { teamReward: 0, localRewards: [0.5, 0] }, { teamReward: 1, localRewards: [0, 0] }, { teamReward: 0, localRewards: [0, 0] },
+  ]);
   // A short magrpo run with cross joint actions trains (every step scored, finite advantages).
   const config = parseConfig({ seed: 1, algorithm: 'magrpo', model: { engine: 'tabular' }, actor: { klCoef: 0, optim: { lr: 0.1 } }, rollout: { batchSize: 4, rolloutsPerPrompt: 2, maxNewTokens: 1 }, train: { steps: 2, checkpointEvery: 1000 }, eval: { seeds: 1 }, advantage: { jointActions: 'cross' } });
   const { task, vocabSize } = coordinationGame({ dependency: false });

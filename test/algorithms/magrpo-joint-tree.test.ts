@@ -13,6 +13,7 @@ import { TabularEngine } from '../../src/engine/tabular/engine.ts';
 import { tagGroups } from '../../src/train/episode-groups.ts';
 import type { RolloutRequest, Sampling, Task } from '../../src/train/task.ts';
 import { assignCredit, flattenEpisodes } from '../../src/train/batch.ts';
+import { turnScore } from '../../src/train/rewards.ts';
 import { train } from '../../src/run/train.ts';
 import { planFor } from '../../src/algorithms/check.ts';
 import { createWorkflowTask, taskCharTokenizer } from '../../src/tasks/index.ts';
@@ -28,7 +29,7 @@ const workflow = sumWorkflow;
 const G = 2;
 
 // Joint sample j of a node (row j of its copies): at turn 0 a writes [1, 3][j] and b writes 2; at
-// turn 1 a writes (its turn-0 number) + j and b writes 0. With team and local weights 1 the turn's
+// turn 1 a writes (its turn-0 number) + j and b writes 0. With team and local weights 1 (the defaults) the turn's
 // joint reward is team + a's local + b's local = 2·(a + b): turn 0: [6, 10]; turn 1 after a wrote
 // x: [2x, 2x + 2].
 function script(r: { promptText: string; row: number; meta?: { agent: string; t: number } }): string {
@@ -41,7 +42,7 @@ function script(r: { promptText: string; row: number; meta?: { agent: string; t:
 async function play(continuation: JointContinuation, problems = ['p0']) {
   const sampler = new ScriptedSampler(tok, script);
   const envs = problems.map((p) => new SumEnv(p, `problem ${p}`));
-  const episodes = await jointTreeRollout(workflow, envs, { sampler, tokenizer: tok, params: PARAMS, reward: { teamWeight: 1, localWeight: 1 }, criticView: false, branches: G, continuation });
+  const episodes = await jointTreeRollout(workflow, envs, { sampler, tokenizer: tok, params: PARAMS, score: turnScore(parseConfig({}).reward), criticView: false, branches: G, continuation });
   return { episodes: tagGroups(episodes, problems.map((_, i) => i)), envs };
 }
 
@@ -121,7 +122,11 @@ test('the trainer asks for the tree when rollout.jointTree says so and the task 
     await assert.rejects(train({ config, engine: new TabularEngine(8), task, runDir: mkdtempSync(join(tmpdir(), 'marft-jt-')), progress: false }), Asked);
     return request!;
   };
-  assert.deepEqual((await asked({ jointTree: 'best' }, true)).jointTree, { branches: 3, continuation: 'best' });
+  const best = await asked({ jointTree: 'best' }, true);
+  assert.deepEqual(best.jointTree, { branches: 3, continuation: 'best' });
+  // With its ranking of a turn's copies from the run's reward settings (α·team + w·Σ local; the task places no reward).
+  assert.equal(best.turnScore!({ teamReward: 2, actions: [{ localReward: 0.5 }, {}] as never }), 2.5);
+  assert.equal((await asked({}, true)).turnScore, undefined, 'only a tree is sent one');
   assert.deepEqual((await asked({ jointTree: 'all' }, true)).jointTree, { branches: 3, continuation: 'all' });
   assert.equal((await asked({ jointTree: 'independent' }, true)).jointTree, undefined);
   assert.equal((await asked({}, true)).jointTree, undefined, 'the default is independent episodes');
@@ -139,7 +144,7 @@ test('the workflow task: a multi-turn workflow answers with one tree per problem
   // SA+MT on GSM8K: the solver revises its answer over up to 4 turns (stopping when it repeats itself);
   // the scripted answer changes with the row, so turns go on.
   const multi = createWorkflowTask({ dataset: 'gsm8k', workflow: 'sa-mt' }, { tokenizer: wtok, sampler: () => new ScriptedSampler(wtok, (r) => `The answer is \\boxed{${r.call * 10 + r.row}}.`) });
-  const request: RolloutRequest = { step: 0, seed: 1, batchSize: 2, rolloutsPerPrompt: G, sampling: SAMPLING, policies: { reasoner: 'p' }, jointTree: { branches: G, continuation: 'best' } };
+  const request: RolloutRequest = { step: 0, seed: 1, batchSize: 2, rolloutsPerPrompt: G, sampling: SAMPLING, policies: { reasoner: 'p' }, jointTree: { branches: G, continuation: 'best' }, turnScore: turnScore(parseConfig({}).reward) };
   const trees = await multi.rollout(fakeEngine, request);
   assert.equal(trees.length, 2);
   for (const [i, tree] of trees.entries()) {

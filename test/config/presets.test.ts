@@ -93,7 +93,7 @@ test('the MAS-OPD-setting presets’ own choices: MAS+GRPO per role over every t
   assert.deepEqual([magrpo.advantage.gamma, magrpo.rollout.jointTree], [0.9, 'independent']);
   const atGrpo = await loadConfig(join(dir, 'at-grpo-mas-opd.yaml'));
   const atPlan = ALGORITHM_REGISTRY['at-grpo'].plan(['reasoner', 'tool_user'], atGrpo);
-  assert.deepEqual([atGrpo.task.options.teamWeight, atGrpo.task.options.localWeight], [1, 1], 'reward α·team + local with α = 1');
+  assert.deepEqual([atGrpo.reward.teamWeight, atGrpo.reward.localWeight], [1, 1], 'reward α·team + local with α = 1');
   assert.deepEqual([atPlan.dualClip, atPlan.kl, atPlan.groupDeviation, atPlan.groupKey], [3, false, 'unbiased', 'role-turn']);
   const cure = await loadConfig(join(dir, 'cure-mas-opd.yaml'));
   assert.deepEqual([cure.actor.klCoef, cure.actor.klEstimator, cure.actor.optim.lr], [0.01, 'k3', 1e-6]);
@@ -114,7 +114,7 @@ test('the authors’ presets: GRPO DeepSeekMath’s, CURE Gen-Verse/CURE’s def
   // AT-GRPO: K 8, batch 32, 5 turns, lr 5e-6, temperature 1.0, top-p 0.9, top-k 20, clip 0.2, one epoch, no KL, α = 1.
   const at = await loadConfig(join(dir, 'at-grpo-authors.yaml'));
   assert.deepEqual(
-    [at.rollout.rolloutsPerPrompt, at.rollout.batchSize, at.task.options.horizon, at.actor.optim.lr, at.rollout.temperature, at.rollout.topP, at.rollout.topK, at.actor.clipLow, at.actor.clipHigh, at.actor.epochs, at.task.options.teamWeight, at.task.options.localWeight],
+    [at.rollout.rolloutsPerPrompt, at.rollout.batchSize, at.task.options.horizon, at.actor.optim.lr, at.rollout.temperature, at.rollout.topP, at.rollout.topK, at.actor.clipLow, at.actor.clipHigh, at.actor.epochs, at.reward.teamWeight, at.reward.localWeight],
     [8, 32, 5, 5e-6, 1.0, 0.9, 20, 0.2, 0.2, 1, 1, 1],
   );
   const atPlan = ALGORITHM_REGISTRY['at-grpo'].plan(['reasoner', 'tool_user'], at);

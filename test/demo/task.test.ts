@@ -106,8 +106,8 @@ test('the workflow prompts the agents with exactly the token sequences the model
       assert.equal(a.promptTokens.length, expected.scoreFrom);
     }
     const t = transcripts[i]!;
-    assert.equal(e.score, extractAnswer(t.solution) === problems[i]!.answer ? 1 : 0);
-    assert.equal(e.steps[0]!.teamReward, e.score);
+    assert.equal(e.outcome, extractAnswer(t.solution) === problems[i]!.answer ? 1 : 0);
+    assert.equal(e.steps[0]!.teamReward, e.outcome);
   });
   // The tokens never fall outside the alphabet.
   const unk = tokenizer.specialId('<unk>');

@@ -101,7 +101,7 @@ test('the served model\'s evaluation episodes are the embedded engine\'s, token 
   let tokens = 0;
   a.forEach((ep, i) => {
     assert.deepEqual(b[i]!.actions.map((x) => x.actionTokens), ep.actions.map((x) => x.actionTokens), `episode ${i}`);
-    assert.equal(b[i]!.score, ep.score);
+    assert.equal(b[i]!.outcome, ep.outcome);
     tokens += ep.actions.reduce((s, x) => s + x.actionTokens.length, 0);
   });
   assert.ok(tokens > 0);

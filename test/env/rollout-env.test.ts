@@ -20,14 +20,14 @@ test('Reasoner / Tool-User with MathEnv: disagreement fed back, agreement at tur
   };
   const sampler = new ScriptedSampler(tok, (r) => replies[r.meta!.agent as string]![r.meta!.t as number]!);
   const env = new MathEnv(problem, { programTimeoutMs: 10_000 });
-  const [ep] = await rollout(reasonerToolUser(), [env], { sampler, tokenizer: tok, params: PARAMS, reward: { teamWeight: 1, localWeight: 1 } });
+  const [ep] = await rollout(reasonerToolUser(), [env], { sampler, tokenizer: tok, params: PARAMS });
   assert.deepEqual(ep!.steps.map((s) => [s.t, s.teamReward, s.done]), [[0, 1, false], [1, 1, true]]);
   assert.equal(ep!.steps[0]!.feedback, 'reasoner (Reasoner) answered 3\ntool_user (Tool-User): the program printed 0.5\nThe answers do not agree.');
-  // Team reward 1 plus the local rewards: Reasoner 0.2 (format only) then 1.0; Tool-User 1.0 twice.
-  assert.deepEqual(ep!.actions.map((a) => [a.agent, a.step, a.reward]), [['reasoner', 0, 1.2], ['tool_user', 0, 2], ['reasoner', 1, 2], ['tool_user', 1, 2]]);
+  // The local rewards, raw: Reasoner 0.2 (format only) then 1.0; Tool-User 1.0 twice (the team reward 1 is the steps').
+  assert.deepEqual(ep!.actions.map((a) => [a.agent, a.step, a.localReward]), [['reasoner', 0, 0.2], ['tool_user', 0, 1], ['reasoner', 1, 1], ['tool_user', 1, 1]]);
   assert.ok(tok.decode(ep!.actions[2]!.promptTokens).includes('the program printed 0.5'));
   for (const a of ep!.actions) assert.ok(!tok.decode(a.promptTokens).includes('\\frac{1}{2}'), 'the reference answer never reaches a prompt');
-  assert.equal(ep!.score, 1);
+  assert.equal(ep!.outcome, 1);
 });
 
 test('Coder / Tester with CodeEnv: a wrong declared output, then agreement; golden tests stay hidden', async () => {

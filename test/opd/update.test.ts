@@ -25,11 +25,11 @@ const config = parseConfig({ algorithm: 'mas-opd', actor: { optim: { lr: 0.1, sc
 
 /** One 2-token response of `role` with advantages teacher − student = [−1, −3] − [−2, −2] = [+1, −1]. */
 function response(role: string, policy: string, episode: number): TrainAction {
-  const record = { agent: role.toLowerCase(), agentIndex: 0, step: 0, policy, promptTokens: [9, 10, 11], actionTokens: [12, 13], behaviourLogprobs: [-2, -2], stopReason: 'stop_token', text: '', reward: 0 } as ActionRecord;
+  const record = { agent: role.toLowerCase(), agentIndex: 0, step: 0, policy, promptTokens: [9, 10, 11], actionTokens: [12, 13], behaviourLogprobs: [-2, -2], stopReason: 'stop_token', text: '' } as ActionRecord;
   return {
     record, episode, t: 0, agentIndex: 0, agent: record.agent, role, policy, critic: null, group: null, joint: null,
     tokens: [9, 10, 11, 12, 13], criticTokens: [9, 10, 11], scoreFrom: 3, length: 2, text: '', behaviourLogprobs_K: Float32Array.of(-2, -2),
-    rawReward: 0, reward: 0, scale: 1, values_K: new Float32Array(0), advantages_K: Float64Array.of(1, -1), returns_K: Float64Array.of(1, -1),
+    learnerReward: 0, reward: 0, scale: 1, values_K: new Float32Array(0), advantages_K: Float64Array.of(1, -1), returns_K: Float64Array.of(1, -1),
   };
 }
 

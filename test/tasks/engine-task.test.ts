@@ -39,7 +39,8 @@ test('GSM8K Duo on the embedded engine: rewards are the verifier on the sampled 
     const extracted = MathEnv.textAnswer(solver.text);
     const verdict = extracted !== null && mathAnswersEqual(problem.answer, extracted) ? 1 : 0;
     assert.equal(ep.steps[0]!.teamReward, verdict);
-    assert.deepEqual(ep.actions.map((a) => a.reward), [verdict, verdict]);
+    assert.equal(ep.outcome, verdict);
+    assert.deepEqual(ep.actions.map((a) => a.localReward), [0, 0], 'no role-local reward in the Duo');
   }
   const again = await task.rollout(engine, req);
   assert.deepEqual(again.map((e) => e.actions.map((a) => a.actionTokens)), episodes.map((e) => e.actions.map((a) => a.actionTokens)));

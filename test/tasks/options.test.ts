@@ -28,7 +28,8 @@ test('option readers name the key, the value and what was expected', () => {
 test('the toy tasks report bad options through the shared readers', () => {
   assert.throws(() => coordinationGame({ symbols: 0 }), (e) => e instanceof TaskOptionError && /task\.options\.symbols: got 0, expected an integer >= 1/.test(e.message));
   assert.throws(() => coordinationGame({ dependency: 1 }), /task\.options\.dependency: got 1, expected true or false/);
-  assert.throws(() => coordinationGame({ teamReward: 'all' }), /task\.options\.teamReward: got "all", expected one of 'broadcast', 'split'/);
+  // How the team reward is shared is the run's reward.share now: the old key is refused in one line naming it.
+  assert.throws(() => coordinationGame({ teamReward: 'split' }), (e) => e instanceof TaskOptionError && /^task\.options\.teamReward: moved to the configuration's reward section: set reward\.share \(broadcast or split\)$/.test(e.message));
   assert.throws(() => coordinationGame({ hiddenSize: 6 }), /task\.options\.hiddenSize: got 6, expected a positive multiple of 4/);
   assert.throws(() => coordinationGame({ symbol: 4 }), /task\.options\.symbol: unknown option of coordination-game \(known: symbols, /);
   assert.throws(() => bandit({ armRewards: [] }), /task\.options\.armRewards: got \[\], expected a non-empty list of numbers/);

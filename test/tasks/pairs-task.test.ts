@@ -39,7 +39,7 @@ test('reasoner-tooluser with 2 agents per role on GSM8K: programs run, agreement
   assert.deepEqual(task.agents, ['reasoner_1', 'reasoner_2', 'tool_user_1', 'tool_user_2']);
   const episodes = await task.rollout(fakeEngine, req({ reasoner_1: 'r', reasoner_2: 'r', tool_user_1: 't', tool_user_2: 't' }));
   assert.deepEqual(episodes.map((e) => e.steps.map((s) => [s.teamReward, s.done])), [[[1, true]], [[0, false], [1, true]]]);
-  assert.deepEqual(episodes.map((e) => e.score), [1, 1]);
+  assert.deepEqual(episodes.map((e) => e.outcome), [1, 1]);
   assert.deepEqual(episodes[1]!.actions.map((a) => `${a.step}:${a.agent}:${a.policy}`), ['0:reasoner_1:r', '0:reasoner_2:r', '0:tool_user_1:t', '0:tool_user_2:t', '1:reasoner_1:r', '1:reasoner_2:r', '1:tool_user_1:t', '1:tool_user_2:t']);
   const feedback = episodes[1]!.steps[0]!.feedback!;
   assert.ok(!feedback.includes(`#### ${(task.problems.train.find((p) => p.id === episodes[1]!.problemId) as MathProblem).answer}\n`), 'the reference answer is not in feedback');
@@ -50,22 +50,22 @@ test('coder-tester on MBPP: the Coder\'s reference program passes the golden tes
     agent === 'coder' ? py((p as CodeProblem).referenceSolution!) : '**Test Input:**\n```\n\n```\n**Test Output:**\n```\n\n```');
   assert.deepEqual(task.agents, ['coder', 'tester']);
   const episodes = await task.rollout(fakeEngine, req({ coder: 'c', tester: 't' }, 1));
-  assert.equal(episodes[0]!.score, 1);
+  assert.equal(episodes[0]!.outcome, 1);
   assert.equal(episodes[0]!.info.teamAgent, 'coder');
   assert.ok(episodes[0]!.steps.every((s) => s.teamReward === 1));
 });
 
-test('teamReward none + localWeight 1: each Reasoner/Tool-User action gets its role-local reward (0.2·format + 0.8·correct; 0.1·runs + 0.1·parsable + 0.8·correct)', { timeout: 120_000 }, async () => {
-  const task = withScript({ dataset: 'gsm8k', workflow: 'reasoner-tooluser', horizon: 1, teamReward: 'none', localWeight: 1, programTimeoutMs: 10_000 }, (p, agent) => {
+test('each Reasoner/Tool-User action records its role-local reward (0.2·format + 0.8·correct; 0.1·runs + 0.1·parsable + 0.8·correct)', { timeout: 120_000 }, async () => {
+  const task = withScript({ dataset: 'gsm8k', workflow: 'reasoner-tooluser', horizon: 1, programTimeoutMs: 10_000 }, (p, agent) => {
     const ref = (p as MathProblem).answer.replace(/,/g, '');
     return agent === 'reasoner' ? `No marker, the answer is ${Number(ref) + 1}.` : py(`print(${ref})`);
   });
   const [ep] = await task.rollout(fakeEngine, req({ reasoner: 'p', tool_user: 'p' }, 1));
   assert.equal(ep!.steps[0]!.teamReward, 0, "team answer: the Reasoner's (wrong)");
-  assert.deepEqual(ep!.actions.map((a) => a.reward), [0, 1]);
-  const weighted = withScript({ dataset: 'gsm8k', workflow: 'reasoner-tooluser', horizon: 1, teamReward: 'none', localWeight: 1, rewardWeights: { toolUser: { correct: 0.5 } } }, (p, agent) =>
+  assert.deepEqual(ep!.actions.map((a) => a.localReward), [0, 1]);
+  const weighted = withScript({ dataset: 'gsm8k', workflow: 'reasoner-tooluser', horizon: 1, rewardWeights: { toolUser: { correct: 0.5 } } }, (p, agent) =>
     agent === 'reasoner' ? `#### ${(p as MathProblem).answer}` : 'no program');
   const [w] = await weighted.rollout(fakeEngine, req({ reasoner: 'p', tool_user: 'p' }, 1));
-  assert.deepEqual(w!.actions.map((a) => a.reward), [1, 0]);
+  assert.deepEqual(w!.actions.map((a) => a.localReward), [1, 0]);
   assert.equal(w!.steps[0]!.teamReward, 1);
 });

@@ -39,16 +39,16 @@ test('relay game: token layout, agent names, registration', () => {
   assert.ok(taskFactory('relay-game'), 'registered in src/run/task-registry.ts');
 });
 
-test('relay game: a perfect relay always scores 1; each agent sees only its predecessor; the reward is broadcast to every action', async () => {
+test('relay game: a perfect relay always scores 1; each agent sees only its predecessor; the team reward is the step’s, no local reward', async () => {
   const tok = relayTokens({ agents: 4, symbols: 4 });
   const episodes = await rollout({ agents: 4, symbols: 4 }, copyEngine);
   assert.equal(episodes.length, 64);
   for (const ep of episodes) {
     const s = ep.info.secret as number;
-    assert.equal(ep.score, 1);
-    assert.deepEqual(ep.steps, [{ t: 0, teamReward: 1, teamCredit: 1, done: true }]);
+    assert.equal(ep.outcome, 1);
+    assert.deepEqual(ep.steps, [{ t: 0, teamReward: 1, done: true }]);
     assert.deepEqual(ep.actions.map((a) => a.promptTokens), [[0, 1, tok.symbol(s)], [0, 2, tok.symbol(s)], [0, 3, tok.symbol(s)], [0, 4, tok.symbol(s)]]);
-    assert.deepEqual(ep.actions.map((a) => [a.agent, a.agentIndex, a.step, a.reward, a.localReward]), [['agent1', 0, 0, 1, 0], ['agent2', 1, 0, 1, 0], ['agent3', 2, 0, 1, 0], ['agent4', 3, 0, 1, 0]]);
+    assert.deepEqual(ep.actions.map((a) => [a.agent, a.agentIndex, a.step, a.localReward]), [['agent1', 0, 0, 0], ['agent2', 1, 0, 0], ['agent3', 2, 0, 0], ['agent4', 3, 0, 0]]);
     assert.equal(ep.problemId, `secret-${s}`);
   }
   assert.equal(new Set(episodes.map((e) => e.info.secret)).size, 4, 'secrets are drawn from all K');
@@ -60,11 +60,11 @@ test('relay game: the team reward is 1 exactly when the last answer is the secre
   const engine = scriptedEngine((prompt) => (prompt[1] === tok.tag(0) ? tok.symbol(0) : prompt[2]!));
   const episodes = await rollout({ agents: 3, symbols: 4 }, engine);
   for (const ep of episodes) {
-    assert.equal(ep.score, ep.info.secret === 0 ? 1 : 0);
+    assert.equal(ep.outcome, ep.info.secret === 0 ? 1 : 0);
     assert.equal(ep.info.answer, 0);
-    for (const a of ep.actions) assert.equal(a.reward, ep.score);
+    assert.deepEqual(ep.steps.map((s) => s.teamReward), [ep.outcome]);
   }
-  assert.ok(episodes.some((e) => e.score === 0) && episodes.some((e) => e.score === 1));
+  assert.ok(episodes.some((e) => e.outcome === 0) && episodes.some((e) => e.outcome === 1));
 });
 
 test('relay game: the critic joint state is the secret plus every earlier delivered message, then the next tag', async () => {
@@ -108,11 +108,11 @@ test('relay game: noise replaces messages by uniform symbols before delivery; wh
       if (corrupted[i]) corruptions++;
     }
     // A copying relay answers whatever reached the last agent.
-    assert.equal(ep.score, delivered[2] === tok.symbol(ep.info.secret as number) ? 1 : 0);
+    assert.equal(ep.outcome, delivered[2] === tok.symbol(ep.info.secret as number) ? 1 : 0);
   }
   // 768 Bernoulli(0.3) draws: 0.3 ± 0.05 is over three standard deviations (0.017).
   assert.ok(Math.abs(corruptions / messages - 0.3) < 0.05, `corruption rate ${corruptions / messages}`);
-  assert.ok(noisy.some((e) => e.score === 0), 'noise breaks a perfect relay');
+  assert.ok(noisy.some((e) => e.outcome === 0), 'noise breaks a perfect relay');
   // The same seed draws the same uniforms: a larger p corrupts a superset of the messages.
   const noisier = await rollout({ agents: 4, symbols: 4, noise: 0.6 }, copyEngine, 256);
   noisy.forEach((ep, b) => (ep.info.corrupted as boolean[]).forEach((c, i) => assert.ok(!c || (noisier[b]!.info.corrupted as boolean[])[i])));
@@ -126,7 +126,7 @@ test('relay game: evaluation episodes are every secret 16 times; problems caps t
   const all = await task.evaluate(copyEngine, { seed: 1, sampling: SAMPLING, problems: 0, policies });
   assert.equal(all.length, 48);
   for (let k = 0; k < 3; k++) assert.equal(all.filter((e) => e.info.secret === k).length, 16);
-  assert.ok(all.every((e) => e.score === 1));
+  assert.ok(all.every((e) => e.outcome === 1));
   assert.equal((await task.evaluate(copyEngine, { seed: 1, sampling: SAMPLING, problems: 5, policies })).length, 5);
 });
 

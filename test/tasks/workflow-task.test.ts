@@ -60,8 +60,8 @@ test('GSM8K Duo: the team reward of every episode is the verifier on the Solver\
     const verdict = extracted !== null && mathAnswersEqual(problem.answer, extracted) ? 1 : 0;
     assert.equal(verdict, k % 2 === 0 ? 1 : 0);
     assert.equal(ep.steps[0]!.teamReward, verdict);
-    assert.equal(ep.score, verdict);
-    assert.deepEqual(ep.actions.map((a) => a.reward), [verdict, verdict], 'team reward broadcast to both agents');
+    assert.equal(ep.outcome, verdict);
+    assert.deepEqual(ep.actions.map((a) => a.localReward), [0, 0], 'the Duo gives no role-local reward (the trainer places the team reward)');
     correct += verdict;
   }
   assert.equal(correct, 6);
@@ -124,7 +124,7 @@ test('MBPP Duo through the sandbox: the reference program scores 1, a wrong one 
   task = createWorkflowTask({ dataset: 'mbpp', workflow: 'duo', heldOutFraction: 0.1, programTimeoutMs: 10_000 }, deps);
   const episodes = await task.rollout(fakeEngine, request(0, 3, 2, 3));
   assert.equal(episodes.length, 6);
-  assert.deepEqual(episodes.map((e) => e.score), [1, 0, 0, 1, 0, 0]);
+  assert.deepEqual(episodes.map((e) => e.outcome), [1, 0, 0, 1, 0, 0]);
   assert.deepEqual(episodes.map((e) => e.steps[0]!.teamReward), [1, 0, 0, 1, 0, 0]);
   for (const e of episodes) assert.ok((e.info.total as number) >= 1, 'golden tests ran');
   assert.deepEqual(episodes[0]!.info.statuses, Array(episodes[0]!.info.total as number).fill('passed'));
@@ -146,4 +146,8 @@ test('options are validated with errors naming the key and the allowed values', 
   assert.throws(() => factory({ rewardWeights: { planner: { x: 1 } } }), /task\.options\.rewardWeights\.planner: unknown role \(known: reasoner, toolUser, coder, tester\)/);
   assert.throws(() => factory({ rewardWeights: { coder: { build: 1 } } }), /task\.options\.rewardWeights\.coder\.build: unknown option/);
   assert.throws(() => factory({ tokenizer: '/nonexistent/model' }), /task\.options\.tokenizer: "\/nonexistent\/model": /);
+  // The reward settings moved to the configuration's reward section: each old key is refused in one line naming its new key.
+  assert.throws(() => factory({ teamWeight: 1 }), /^TaskOptionError: task\.options\.teamWeight: moved to the configuration's reward section: set reward\.teamWeight$/);
+  assert.throws(() => factory({ localWeight: 1 }), /^TaskOptionError: task\.options\.localWeight: moved to the configuration's reward section: set reward\.localWeight$/);
+  assert.throws(() => factory({ teamReward: 'none' }), /^TaskOptionError: task\.options\.teamReward: moved to the configuration's reward section: set reward\.share \(broadcast or split; reward\.teamWeight: 0 leaves the team reward out\)$/);
 });

@@ -16,17 +16,19 @@ import type { ActionRecord, Episode } from '../../src/workflow/trajectory.ts';
 
 const AGENTS = ['planner', 'solver', 'reflector', 'verifier'];
 
-function act(agent: string, agentIndex: number, step: number, reward: number, localReward = 0, tokens = [7]): ActionRecord {
-  return { agent, agentIndex, step, policy: 'p', promptTokens: [1, 2], actionTokens: tokens, behaviourLogprobs: tokens.map(() => -1), stopReason: 'stop_token', text: agent, reward, localReward };
+function act(agent: string, agentIndex: number, step: number, localReward = 0, tokens = [7]): ActionRecord {
+  return { agent, agentIndex, step, policy: 'p', promptTokens: [1, 2], actionTokens: tokens, behaviourLogprobs: tokens.map(() => -1), stopReason: 'stop_token', text: agent, localReward };
 }
 
-/** A Quad episode of `steps` environment steps; every action broadcast-credited with the team reward (what the runtime records). */
-function quad(teamRewards: number[], local: Record<string, number> = {}, score = 1): Episode {
-  const actions = teamRewards.flatMap((r, t) => AGENTS.map((a, i) => act(a, i, t, r + (local[a] ?? 0), local[a] ?? 0)));
-  return { problemId: 'q', actions, steps: teamRewards.map((r, t) => ({ t, teamReward: r, teamCredit: r, done: t === teamRewards.length - 1 })), score, info: {} };
+/** A Quad episode of `steps` environment steps, its rewards raw (what the runtime records): each step's team reward, each action's local reward. */
+function quad(teamRewards: number[], local: Record<string, number> = {}, outcome = 1): Episode {
+  const actions = teamRewards.flatMap((_, t) => AGENTS.map((a, i) => act(a, i, t, local[a] ?? 0)));
+  return { problemId: 'q', actions, steps: teamRewards.map((r, t) => ({ t, teamReward: r, done: t === teamRewards.length - 1 })), outcome, info: {} };
 }
 
-const config = (advantage: Record<string, unknown> = {}) => parseConfig({ advantage: { gamma: 0.9, lambda: 0.95, gammaAgent: 1, ...advantage } });
+// These tests place each step's own team reward (reward.team: turn; the default gives every turn the
+// episode's outcome, test/train/rewards.test.ts).
+const config = (advantage: Record<string, unknown> = {}) => parseConfig({ advantage: { gamma: 0.9, lambda: 0.95, gammaAgent: 1, ...advantage }, reward: { team: 'turn' } });
 const plan = (name: 'marft-action' | 'marft-token' | 'ippo' | 'marft-outcome', c = config()) => ALGORITHM_REGISTRY[name].plan(AGENTS, c);
 
 function withValues(actions: TrainAction[], values: number[]): TrainAction[] {
@@ -53,7 +55,7 @@ test('role-local rewards enter at their own agent; independent learners (IPPO) r
   assert.deepEqual(flattenEpisodes(episodes, plan('ippo'), c).map((a) => a.reward), [1, 1.25, 1, 1, 0.5, 0.75, 0.5, 0.5]);
 });
 
-test('marft-outcome: the episode outcome (its score) at the last action, not the sum of per-action rewards', () => {
+test('marft-outcome: the episode outcome at the last action, not the sum of per-action rewards', () => {
   const episodes = [quad([1, 1], {}, 0.75)];
   const rewards = flattenEpisodes(episodes, plan('marft-outcome'), config()).map((a) => a.reward);
   assert.deepEqual(rewards, [0, 0, 0, 0, 0, 0, 0, 0.75]);

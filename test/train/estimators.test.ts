@@ -9,22 +9,24 @@ import { episodeGroups, tagGroups } from '../../src/train/episode-groups.ts';
 import { assignCredit, flattenEpisodes } from '../../src/train/batch.ts';
 import type { ActionRecord, Episode } from '../../src/workflow/trajectory.ts';
 
-function act(agent: string, agentIndex: number, step: number, reward: number, tokens = [7]): ActionRecord {
-  return { agent, agentIndex, step, policy: 'p', promptTokens: [1, 2], actionTokens: tokens, behaviourLogprobs: tokens.map(() => -1), stopReason: 'stop_token', text: agent, reward, localReward: 0 };
+function act(agent: string, agentIndex: number, step: number, localReward = 0, tokens = [7]): ActionRecord {
+  return { agent, agentIndex, step, policy: 'p', promptTokens: [1, 2], actionTokens: tokens, behaviourLogprobs: tokens.map(() => -1), stopReason: 'stop_token', text: agent, localReward };
 }
 
 /** A one-agent, one-turn episode: one response with reward r. */
 function single(problemId: string, group: string, r: number, tokens = [7]): Episode {
-  return { problemId, group, actions: [act('solver', 0, 0, r, tokens)], steps: [{ t: 0, teamReward: r, done: true }], score: r, info: {} };
+  return { problemId, group, actions: [act('solver', 0, 0, 0, tokens)], steps: [{ t: 0, teamReward: r, done: true }], outcome: r, info: {} };
 }
 
-/** A two-agent episode over several turns; teamRewards[t] is turn t's team reward (broadcast to both actions, as the runtime records). */
+/** A two-agent episode over several turns; teamRewards[t] is turn t's team reward (raw, as the runtime records it). */
 function duo(problemId: string, group: string, teamRewards: number[]): Episode {
-  const actions = teamRewards.flatMap((r, t) => [act('a', 0, t, r), act('b', 1, t, r)]);
-  return { problemId, group, actions, steps: teamRewards.map((r, t) => ({ t, teamReward: r, teamCredit: r, done: t === teamRewards.length - 1 })), score: teamRewards.at(-1)!, info: {} };
+  const actions = teamRewards.flatMap((_, t) => [act('a', 0, t), act('b', 1, t)]);
+  return { problemId, group, actions, steps: teamRewards.map((r, t) => ({ t, teamReward: r, done: t === teamRewards.length - 1 })), outcome: teamRewards.at(-1)!, info: {} };
 }
 
-const config = (extra: Record<string, unknown> = {}) => parseConfig({ algorithm: 'grpo', rollout: { rolloutsPerPrompt: 4 }, ...extra });
+// Every configuration here credits each turn its own team reward (reward.team: turn; the default, the
+// episode's outcome at every turn, is test/train/rewards.test.ts's).
+const config = (extra: Record<string, unknown> = {}) => parseConfig({ reward: { team: 'turn' }, algorithm: 'grpo', rollout: { rolloutsPerPrompt: 4 }, ...extra });
 const planOf = (name: 'grpo' | 'magrpo', agents: string[], c = config()): AlgorithmPlan => ALGORITHM_REGISTRY[name].plan(agents, c);
 
 function credit(name: 'grpo' | 'magrpo', agents: string[], episodes: Episode[], c = config()) {
@@ -70,9 +72,9 @@ test('GRPO: groups of one batch are keyed by Episode.group, not by problem or by
 });
 
 test('MAS+GRPO: each role is compared only with its own responses to the same problem, every turn together (advantage.groupBy: role-turn per turn)', () => {
-  // Two episodes of one problem, two agents, rewards per action (local rewards differ by role).
+  // Two episodes of one problem, two agents, team reward 0 and local rewards that differ by role.
   const ep = (ra: number, rb: number): Episode => ({
-    problemId: 'q', group: 'g', actions: [act('a', 0, 0, ra), act('b', 1, 0, rb)], steps: [{ t: 0, teamReward: 0, done: true }], score: 0, info: {},
+    problemId: 'q', group: 'g', actions: [act('a', 0, 0, ra), act('b', 1, 0, rb)], steps: [{ t: 0, teamReward: 0, done: true }], outcome: 0, info: {},
   });
   const actions = credit('grpo', ['a', 'b'], [ep(1, 10), ep(0, 20)], config({ advantage: { groupScale: 'none' } }));
   // a: {1, 0} → ±0.5; b: {10, 20} → ∓5 (mixing roles would give a mean of 7.75).
@@ -99,7 +101,7 @@ test('AT-GRPO: (r − mean)/(std + eps) per (problem, turn, agent) with the unbi
   // so ±(1/2)·√3 = ±0.866 (the population std 1/2 would give ±1); two candidates of turn 1: 2 and 0,
   // mean 1, unbiased std √2 → ±1/√2.
   const cands = [act('solver', 0, 0, 1), act('solver', 0, 0, 0), act('solver', 0, 0, 0), act('solver', 0, 0, 1), act('solver', 0, 1, 2), act('solver', 0, 1, 0)];
-  const tree: Episode = { problemId: 'q', group: 'g', actions: [cands[0]!, cands[4]!], candidates: cands, steps: [{ t: 0, teamReward: 1, done: false }, { t: 1, teamReward: 2, done: true }], score: 2, info: {} };
+  const tree: Episode = { problemId: 'q', group: 'g', actions: [cands[0]!, cands[4]!], candidates: cands, steps: [{ t: 0, teamReward: 1, done: false }, { t: 1, teamReward: 2, done: true }], outcome: 2, info: {} };
   const actions = flattenEpisodes([tree], plan, c);
   assignCredit(actions, [tree], plan, c);
   const s0 = 1 / Math.sqrt(3) + 1e-6;
@@ -108,7 +110,7 @@ test('AT-GRPO: (r − mean)/(std + eps) per (problem, turn, agent) with the unbi
 });
 
 test('MAGRPO: per-turn return-to-go with γ, minus the node mean (no std), shared by the agents of a joint sample', () => {
-  const c = parseConfig({ algorithm: 'magrpo', rollout: { rolloutsPerPrompt: 2 }, advantage: { gamma: 0.5 } });
+  const c = parseConfig({ reward: { team: 'turn' }, algorithm: 'magrpo', rollout: { rolloutsPerPrompt: 2 }, advantage: { gamma: 0.5 } });
   // Two joint samples of one problem, two turns each: team rewards [1, 2] and [0, 4].
   // Returns: sample 1: G_1 = 2, G_0 = 1 + 0.5·2 = 2; sample 2: G_1 = 4, G_0 = 0 + 0.5·4 = 2.
   // Node (g, 0): mean 2 → advantages 0, 0; node (g, 1): mean 3 → −1, +1.
@@ -119,12 +121,12 @@ test('MAGRPO: per-turn return-to-go with γ, minus the node mean (no std), share
   assert.deepEqual(actions.map((a) => a.returns_K[0]), [2, 2, 2, 2, 2, 2, 4, 4]);
   assert.deepEqual(actions.map((a) => a.advantages_K[0]), [0, 0, -1, -1, 0, 0, 1, 1]);
   // With γ = 1 the first turn's returns are 3 and 4: advantages ∓0.5 for both agents.
-  const undiscounted = credit('magrpo', ['a', 'b'], episodes, parseConfig({ algorithm: 'magrpo', rollout: { rolloutsPerPrompt: 2 }, advantage: { gamma: 1 } }));
+  const undiscounted = credit('magrpo', ['a', 'b'], episodes, parseConfig({ reward: { team: 'turn' }, algorithm: 'magrpo', rollout: { rolloutsPerPrompt: 2 }, advantage: { gamma: 1 } }));
   assert.deepEqual(undiscounted.map((a) => a.advantages_K[0]), [-0.5, -0.5, -1, -1, 0.5, 0.5, 1, 1]);
 });
 
 test('MAGRPO: an episode that ended early is in its node only for the turns it reached; a singleton node gets 0', () => {
-  const c = parseConfig({ algorithm: 'magrpo', rollout: { rolloutsPerPrompt: 2 }, advantage: { gamma: 1 } });
+  const c = parseConfig({ reward: { team: 'turn' }, algorithm: 'magrpo', rollout: { rolloutsPerPrompt: 2 }, advantage: { gamma: 1 } });
   const actions = credit('magrpo', ['a', 'b'], [duo('q', 'g', [1]), duo('q', 'g', [0, 3])], c);
   // Turn 0: returns 1 and 3 → ∓1; turn 1: only the second sample (return 3) → 0.
   assert.deepEqual(actions.map((a) => a.advantages_K[0]), [-1, -1, 1, 1, 0, 0]);
@@ -133,22 +135,22 @@ test('MAGRPO: an episode that ended early is in its node only for the turns it r
 
 test('MAGRPO cross joint actions: every combination scored by the task, each sample credited over its joint samples (hand-computed, 2 agents, G = 2)', () => {
   // Agent a drew tokens [3] (episode 0) and [4] (episode 1); agent b drew [5] and [6].
-  // The task's joint reward R(a, b): R(3,5) = 1, R(3,6) = 3, R(4,5) = 0, R(4,6) = 2.
+  // The task's team reward R(a, b) (no local rewards): R(3,5) = 1, R(3,6) = 3, R(4,5) = 0, R(4,6) = 2.
   const R: Record<string, number> = { '3,5': 1, '3,6': 3, '4,5': 0, '4,6': 2 };
   const ep = (ta: number, tb: number): Episode => {
     const r = R[`${ta},${tb}`]!;
-    return { problemId: 'q', group: 'g', actions: [act('a', 0, 0, r, [ta]), act('b', 1, 0, r, [tb])], steps: [{ t: 0, teamReward: r, teamCredit: r, done: true }], score: r, info: {} };
+    return { problemId: 'q', group: 'g', actions: [act('a', 0, 0, 0, [ta]), act('b', 1, 0, 0, [tb])], steps: [{ t: 0, teamReward: r, done: true }], outcome: r, info: {} };
   };
   const episodes = [ep(3, 5), ep(4, 6)];
   const scored: string[] = [];
   const task = {
     scoreJoint: (_e: Episode, xs: readonly { agent: string; tokens: readonly number[] }[]) => {
       scored.push(xs.map((x) => `${x.agent}${x.tokens[0]}`).join('+'));
-      return R[xs.map((x) => x.tokens[0]).join(',')]!;
+      return { teamReward: R[xs.map((x) => x.tokens[0]).join(',')]!, localRewards: xs.map(() => 0) };
     },
   };
   const run = (jointActions: 'aligned' | 'cross') => {
-    const c = parseConfig({ algorithm: 'magrpo', rollout: { rolloutsPerPrompt: 2 }, advantage: { jointActions } });
+    const c = parseConfig({ reward: { team: 'turn' }, algorithm: 'magrpo', rollout: { rolloutsPerPrompt: 2 }, advantage: { jointActions } });
     const plan = planOf('magrpo', ['a', 'b'], c);
     const actions = flattenEpisodes(episodes, plan, c);
     assignCredit(actions, episodes, plan, c, task);
@@ -164,7 +166,7 @@ test('MAGRPO cross joint actions: every combination scored by the task, each sam
   assert.deepEqual(run('cross'), ['a3:0.5/2', 'b5:-1/0.5', 'a4:-0.5/1', 'b6:1/2.5']);
   assert.deepEqual(scored, ['a3+b5', 'a3+b6', 'a4+b5', 'a4+b6'], 'every combination once, agents in execution order');
   // A multi-turn episode cannot be crossed.
-  const c = parseConfig({ algorithm: 'magrpo', rollout: { rolloutsPerPrompt: 2 }, advantage: { jointActions: 'cross' } });
+  const c = parseConfig({ reward: { team: 'turn' }, algorithm: 'magrpo', rollout: { rolloutsPerPrompt: 2 }, advantage: { jointActions: 'cross' } });
   const twoTurns = [duo('q', 'g', [1, 2]), duo('q', 'g', [0, 4])];
   const plan = planOf('magrpo', ['a', 'b'], c);
   assert.throws(() => assignCredit(flattenEpisodes(twoTurns, plan, c), twoTurns, plan, c, task), /single-turn episodes only/);

@@ -35,7 +35,7 @@ function scriptedTask(scores: number[][], requests: EvalRequest[] = []): Task {
       requests.push(req);
       const i = scores.findIndex((_, s) => evalSeed(s) === req.seed);
       assert.ok(i >= 0, `seed ${req.seed} is one of the evaluation seeds`);
-      return scores[i]!.map((score, j): Episode => ({ problemId: `p${j}`, actions: [], steps: [], score, info: {} }));
+      return scores[i]!.map((score, j): Episode => ({ problemId: `p${j}`, actions: [], steps: [], outcome: score, info: {} }));
     },
   };
 }

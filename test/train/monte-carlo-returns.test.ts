@@ -18,12 +18,12 @@ import type { ActionRecord, Episode } from '../../src/workflow/trajectory.ts';
 /** Two agents, two steps; the team reward of step t arrives at its last action (MARFT's step-end placement). */
 function duo(team: [number, number]): Episode {
   const act = (agent: string, agentIndex: number, step: number, tokens: number[]): ActionRecord =>
-    ({ agent, agentIndex, step, policy: 'p', promptTokens: [1], actionTokens: tokens, behaviourLogprobs: tokens.map(() => -1), stopReason: 'stop_token', text: agent, reward: team[step]!, localReward: 0 });
+    ({ agent, agentIndex, step, policy: 'p', promptTokens: [1], actionTokens: tokens, behaviourLogprobs: tokens.map(() => -1), stopReason: 'stop_token', text: agent, localReward: 0 });
   return {
     problemId: 'q',
     actions: [act('a', 0, 0, [5, 6]), act('b', 1, 0, [7]), act('a', 0, 1, [5]), act('b', 1, 1, [8, 9])],
-    steps: [{ t: 0, teamReward: team[0], teamCredit: team[0], done: false }, { t: 1, teamReward: team[1], teamCredit: team[1], done: true }],
-    score: team[1], info: {},
+    steps: [{ t: 0, teamReward: team[0], done: false }, { t: 1, teamReward: team[1], done: true }],
+    outcome: team[1], info: {},
   };
 }
 

@@ -25,9 +25,9 @@ const uniform = -Math.log(V);
 function episode(behaviour: number[], reward: number): Episode {
   return {
     problemId: 'fixed', group: 'g0',
-    actions: [{ agent: 'a', agentIndex: 0, step: 0, policy: 'policy-a', promptTokens: [0, 1], actionTokens: [4, 5], behaviourLogprobs: behaviour, stopReason: 'max_tokens', text: 'x y', reward, localReward: 0 }],
+    actions: [{ agent: 'a', agentIndex: 0, step: 0, policy: 'policy-a', promptTokens: [0, 1], actionTokens: [4, 5], behaviourLogprobs: behaviour, stopReason: 'max_tokens', text: 'x y', localReward: 0 }],
     steps: [{ t: 0, teamReward: reward, done: true }],
-    score: reward,
+    outcome: reward,
     info: {},
   };
 }

@@ -24,11 +24,11 @@ function episode(senderBehaviour: number[]): Episode {
   return {
     problemId: 'fixed',
     actions: [
-      { agent: 'sender', agentIndex: 0, step: 0, policy: 'policy', promptTokens: [0, 1, 3], actionTokens: [4, 5], behaviourLogprobs: senderBehaviour, stopReason: 'max_tokens', text: 'a b', reward: 1.5, localReward: 0.5 },
-      { agent: 'receiver', agentIndex: 1, step: 0, policy: 'policy', promptTokens: [0, 2, 4, 5], actionTokens: [3], behaviourLogprobs: [uniform], stopReason: 'max_tokens', text: 'c', reward: 1, localReward: 0 },
+      { agent: 'sender', agentIndex: 0, step: 0, policy: 'policy', promptTokens: [0, 1, 3], actionTokens: [4, 5], behaviourLogprobs: senderBehaviour, stopReason: 'max_tokens', text: 'a b', localReward: 0.5 },
+      { agent: 'receiver', agentIndex: 1, step: 0, policy: 'policy', promptTokens: [0, 2, 4, 5], actionTokens: [3], behaviourLogprobs: [uniform], stopReason: 'max_tokens', text: 'c', localReward: 0 },
     ],
     steps: [{ t: 0, teamReward: 1, done: true }],
-    score: 1,
+    outcome: 1,
     info: {},
   };
 }

@@ -27,8 +27,8 @@ function afterFirstTurn(): EpisodeState {
   const outputs = [{ agent: 'reasoner', role: 'Reasoner', text: 'I think 5.\n#### 5' }];
   env.onStep({ t: 0, outputs });
   const s = new EpisodeState(env, 0);
-  s.actions.push({ agent: 'reasoner', agentIndex: 0, step: 0, policy: 'solo', promptTokens: [1, 2, 3], actionTokens: [4, 5], behaviourLogprobs: [-1, -2], stopReason: 'stop_token', text: outputs[0]!.text, reward: 0, localReward: 0, criticTokens: [1, 2] });
-  s.steps.push({ t: 0, teamReward: 0, teamCredit: 0, done: false });
+  s.actions.push({ agent: 'reasoner', agentIndex: 0, step: 0, policy: 'solo', promptTokens: [1, 2, 3], actionTokens: [4, 5], behaviourLogprobs: [-1, -2], stopReason: 'stop_token', text: outputs[0]!.text, localReward: 0, criticTokens: [1, 2] });
+  s.steps.push({ t: 0, teamReward: 0, done: false });
   s.history.push({ t: 0, outputs: structuredClone(outputs), feedbackFor: { reasoner: 'check your sum' } });
   s.t = 1;
   s.plan = { levels: [['reasoner']], preds: new Map([['reasoner', new Set<string>()]]), edges: [] };

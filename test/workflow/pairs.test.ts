@@ -73,8 +73,9 @@ test('Coder–Tester: both act each turn, feedback and counterpart outputs reach
   assert.ok(testerTurn1.startsWith(`<|system|>${tester!.systemPrompt}<|end|>`));
   // Golden results never reach any prompt.
   for (const call of sampler.calls) for (const r of call.requests) assert.ok(!tok.decode(r.prompt).includes('GOLDEN'));
-  // Team reward broadcast to every turn's actions (local weight 0 by default).
-  assert.deepEqual(ep!.actions.map((a) => a.reward), [0.6, 0.6, 0.6, 0.6]);
+  // Rewards recorded raw: every turn's team reward on its step, each action's role-local reward unweighted.
+  assert.deepEqual(ep!.steps.map((s) => s.teamReward), [0.6, 0.6]);
+  assert.deepEqual(ep!.actions.map((a) => a.localReward), [0.1, 0.2, 0.1, 0.2]);
 });
 
 test('Reasoner–Tool-User: horizon T = 4 when the two never agree; per-agent feedback replaces the shared one', async () => {

@@ -57,11 +57,11 @@ test('Trio (maths): message order, who sees what, exact token ids, logprobs, bou
     assert.deepEqual(a.behaviourLogprobs, a.actionTokens.map((_, i) => defaultScriptedLogprob(i)));
     assert.equal(a.stopReason, 'stop_token');
     assert.equal(a.text, `${name} on p1`);
-    assert.equal(a.reward, 1);
+    assert.equal(a.localReward, 0);
   });
   // The prompt ends where the reply begins, and the last prompt token is <|assistant|>.
   assert.equal(ep!.actions[2]!.promptTokens.at(-1), tok.specialId('<|assistant|>'));
-  assert.deepEqual(ep!.steps, [{ t: 0, teamReward: 1, teamCredit: 1, done: true }]);
+  assert.deepEqual(ep!.steps, [{ t: 0, teamReward: 1, done: true }]);
   assert.deepEqual(env.seen, [
     {
       t: 0,
@@ -72,7 +72,7 @@ test('Trio (maths): message order, who sees what, exact token ids, logprobs, bou
       ],
     },
   ]);
-  assert.deepEqual([ep!.problemId, ep!.score, ep!.info], ['p1', 1, { steps: 1, observations: expected }]);
+  assert.deepEqual([ep!.problemId, ep!.outcome, ep!.info], ['p1', 1, { steps: 1, observations: expected }]);
   // Three rounds, one request each; the tokenizer's eos ids are the stop tokens; seeds differ by round.
   assert.deepEqual(sampler.calls.map((c) => c.requests.length), [1, 1, 1]);
   assert.deepEqual(sampler.calls[0]!.params.stopTokenIds, [END, tok.specialId('<eos>')]);
@@ -178,14 +178,15 @@ test('per-agent sampling overrides split a round into one call per parameter set
   assert.equal(solver.text, 'solve');
 });
 
-test('reward assignment: split shares the team reward, local rewards are weighed in', async () => {
+test('rewards are recorded raw: the step’s team reward on its record, each action’s local reward as the environment gave it (0 when it gave none)', async () => {
   const wf = sequentialPipeline({ domain: 'math', size: 'quad' });
-  const env = () => new FakeEnv('p', 'q', () => ({ teamReward: 1, done: true, perAgentReward: { solver: 0.5 } }));
-  const run = async (reward: object) =>
-    (await rollout(wf, [env()], { sampler: echoSampler(), tokenizer: tok, params: PARAMS, reward }))[0]!.actions.map((a) => a.reward);
-  assert.deepEqual(await run({ team: 'split' }), [0.25, 0.25, 0.25, 0.25]);
-  assert.deepEqual(await run({ team: 'broadcast', teamWeight: 1, localWeight: 1 }), [1, 1.5, 1, 1]);
-  assert.deepEqual(await run({ team: 'none', localWeight: 2 }), [0, 1, 0, 0]);
+  const env = new FakeEnv('p', 'q', () => ({ teamReward: 1, done: true, perAgentReward: { solver: 0.5 } }));
+  const [ep] = await rollout(wf, [env], { sampler: echoSampler(), tokenizer: tok, params: PARAMS });
+  assert.deepEqual(ep!.steps.map((s) => s.teamReward), [1]);
+  assert.deepEqual(ep!.actions.map((a) => a.localReward), [0, 0.5, 0, 0]);
+  // Nothing of the weighting or placement is on the records (test/train/rewards.test.ts places them).
+  for (const a of ep!.actions) assert.ok(!('reward' in a));
+  assert.ok(!('teamCredit' in ep!.steps[0]!));
 });
 
 test('a prompt over maxPromptTokens is an error naming the agent and problem', async () => {

@@ -74,8 +74,9 @@ test('an orchestrator agent acts first and its output sets D; malformed output f
   // The orchestrator's text is not an agent output; the environment sees the four agents only.
   assert.deepEqual(env.seen[0]!.outputs.map((o) => o.agent), ['b', 'c', 'd', 'a']);
   assert.deepEqual(ep!.info.workflow, { graphs: [[['d', 'a']], base({}).graph], orchestratorFallbacks: 1 });
-  // The orchestrator's action gets the step's team reward like every other action.
-  assert.deepEqual(ep!.actions.map((x) => x.reward), Array(10).fill(1));
+  // The orchestrator's action is one of the step's actions like every other (the trainer gives each its share of the step's team reward).
+  assert.deepEqual(ep!.steps.map((s) => s.teamReward), Array(ep!.steps.length).fill(1));
+  assert.deepEqual(ep!.actions.map((x) => x.localReward), Array(10).fill(0));
 });
 
 test('workflow validation: no agents, bad horizon, router with orchestrator, invalid default D', async () => {

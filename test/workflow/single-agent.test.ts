@@ -12,7 +12,7 @@ test('SA+ST: one Reasoner response, one step', async () => {
   assert.deepEqual([wf.name, wf.horizon, wf.agents.map((a) => `${a.name}/${a.role}/${a.policy}`)], ['sa-st-math', 1, ['reasoner/Reasoner/solo']]);
   const sampler = new ScriptedSampler(tok, () => 'so 2+2 = 4\n#### 4');
   const [ep] = await rollout(wf, [new FakeEnv('p', 'What is 2+2?')], { sampler, tokenizer: tok, params: PARAMS });
-  assert.deepEqual(ep!.steps, [{ t: 0, teamReward: 0, teamCredit: 0, done: true }]);
+  assert.deepEqual(ep!.steps, [{ t: 0, teamReward: 0, done: true }]);
   assert.equal(ep!.actions[0]!.text, 'so 2+2 = 4\n#### 4');
 });
 

@@ -155,7 +155,7 @@ export async function runStudy(options: { runDir: string; seed: number; settings
     const opdSettings = (o: Partial<OpdSettings>): OpdSettings => ({ ...settings.opd, roleLine: 'first-sentence', ...o });
     const evaluate = async (engine: Engine, wf: Workflow): Promise<number> => {
       const episodes = await distillationRollout(engine, tokenizer, wf, split.heldOut.map((p) => studyEnv(p, runner)), { ...GREEDY, maxNewTokens: settings.opd.maxNewTokens }, 0);
-      return episodes.reduce((s, e) => s + e.score, 0) / episodes.length;
+      return episodes.reduce((s, e) => s + e.outcome, 0) / episodes.length;
     };
     const before = await evaluate(student, withPolicies(workflow, { reasoner: 'base', tool_user: 'base' }));
     log(`untrained students, greedy, ${split.heldOut.length} held-out problems: team accuracy ${before.toFixed(3)}`);

@@ -1,4 +1,4 @@
-// bandit (one agent, one step) on raw token ids: prompt [BOS, 1]; one token a; reward
+// bandit (one agent, one step) on raw token ids: prompt [BOS, 1]; one token a; team reward
 // armRewards[a − 2] (0 for tokens 0, 1). The smallest learning test of the trainer.
 //
 // The pulls of training step `step` use the request's seed only; evaluation pulls a separate seed
@@ -25,7 +25,7 @@ export function bandit(options: Options = {}): TaskBundle {
     const out = await engine.sample(policyTarget(policies.agent!), prompts, sampleParams(sampling, 1, seed));
     return out.map((r, b) => {
       const reward = rewards[r.tokens[0]! - 2] ?? 0;
-      return { problemId: 'bandit', actions: [tokenAction('agent', 0, policies.agent!, prompts[b]!, r, reward)], steps: [{ t: 0, teamReward: reward, done: true }], score: reward, info: { arm: r.tokens[0]! - 2 } };
+      return { problemId: 'bandit', actions: [tokenAction('agent', 0, policies.agent!, prompts[b]!, r)], steps: [{ t: 0, teamReward: reward, done: true }], outcome: reward, info: { arm: r.tokens[0]! - 2 } };
     });
   };
   const task: Task = {

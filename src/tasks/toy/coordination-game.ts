@@ -17,20 +17,17 @@
 // With `model.engine: embedded` and no model.path, the task builds the toy decoder (./toy-decoder.ts).
 import type { SamplingEngine } from '../../engine/types.ts';
 import { deriveSeed } from '../../core/rng.ts';
-import type { JointAction, Sampling, Task, TaskBundle } from '../../train/task.ts';
+import type { JointAction, JointScore, Sampling, Task, TaskBundle } from '../../train/task.ts';
 import { policyTarget } from '../../workflow/sampler.ts';
 import type { Episode } from '../../workflow/trajectory.ts';
-import { boolOption, intOption, numberOption, oneOfOption, rejectUnknown, type Options } from '../options.ts';
+import { boolOption, intOption, numberOption, refuseMovedRewardOptions, rejectUnknown, type Options } from '../options.ts';
 import { sampleParams, secretGame, tokenAction } from './token-play.ts';
 import { hiddenSizeOption, toyDecoder } from './toy-decoder.ts';
-
-type TeamRewardMode = 'broadcast' | 'split';
 
 export interface CoordinationGameOptions {
   symbols: number;
   dependency: boolean;
   messageTokens: number;
-  teamReward: TeamRewardMode;
   senderHint: number;
 }
 
@@ -39,11 +36,12 @@ export function coordinationGame(options: Options = {}): TaskBundle {
     symbols: intOption(options, 'symbols', 4, 1),
     dependency: boolOption(options, 'dependency', true),
     messageTokens: intOption(options, 'messageTokens', 1, 1),
-    teamReward: oneOfOption(options, 'teamReward', ['broadcast', 'split'] as const, 'broadcast'),
     senderHint: numberOption(options, 'senderHint', 0, 0),
   };
   const hiddenSize = hiddenSizeOption(options);
-  rejectUnknown(options, ['symbols', 'dependency', 'messageTokens', 'teamReward', 'senderHint', 'hiddenSize'], 'coordination-game');
+  // How the team reward is shared between the two actions is the run's reward.share now.
+  refuseMovedRewardOptions(options, { teamReward: 'reward.share (broadcast or split)' });
+  rejectUnknown(options, ['symbols', 'dependency', 'messageTokens', 'senderHint', 'hiddenSize'], 'coordination-game');
   const K = o.symbols;
   const play = async (engine: SamplingEngine, secrets: number[], seed: number, sampling: Sampling, policies: Record<string, string>): Promise<Episode[]> => {
     const senderPrompts = secrets.map((s) => [0, 1, 3 + s]);
@@ -52,28 +50,27 @@ export function coordinationGame(options: Options = {}): TaskBundle {
     const answered = await engine.sample(policyTarget(policies.receiver!), receiverPrompts, sampleParams(sampling, 1, deriveSeed(seed, 2)));
     return secrets.map((s, b) => {
       const team = answered[b]!.tokens[0] === 3 + s ? 1 : 0;
-      const share = o.teamReward === 'split' ? team / 2 : team;
       const hint = sent[b]!.tokens[0] === 3 + s ? o.senderHint : 0;
       return {
         problemId: `secret-${s}`,
         actions: [
           // The critic's joint state: the secret (the sender's view), then the message and whose turn it is.
-          { ...tokenAction('sender', 0, policies.sender!, senderPrompts[b]!, sent[b]!, share + hint), localReward: hint, criticTokens: senderPrompts[b]! },
-          { ...tokenAction('receiver', 1, policies.receiver!, receiverPrompts[b]!, answered[b]!, share), localReward: 0, criticTokens: [...senderPrompts[b]!, ...sent[b]!.tokens, 2] },
+          { ...tokenAction('sender', 0, policies.sender!, senderPrompts[b]!, sent[b]!, hint), criticTokens: senderPrompts[b]! },
+          { ...tokenAction('receiver', 1, policies.receiver!, receiverPrompts[b]!, answered[b]!), criticTokens: [...senderPrompts[b]!, ...sent[b]!.tokens, 2] },
         ],
-        steps: [{ t: 0, teamReward: team, teamCredit: team, done: true }],
-        score: team,
+        steps: [{ t: 0, teamReward: team, done: true }],
+        outcome: team,
         info: { secret: s, answer: answered[b]!.tokens[0]! - 3 },
       };
     });
   };
   // Without the dependency the receiver never sees the message, so any sender's message and any
   // receiver's answer drawn for one secret make a joint sample (advantage.jointActions: cross):
-  // its joint reward is the team reward of the answer plus the sender's hint for the message.
-  const scoreJoint = (episode: Episode, actions: readonly JointAction[]): number => {
+  // its raw rewards are the team reward of the answer and the sender's hint for the message.
+  const scoreJoint = (episode: Episode, actions: readonly JointAction[]): JointScore => {
     const s = episode.info.secret as number;
     const [sender, receiver] = actions;
-    return (receiver!.tokens[0] === 3 + s ? 1 : 0) + (sender!.tokens[0] === 3 + s ? o.senderHint : 0);
+    return { teamReward: receiver!.tokens[0] === 3 + s ? 1 : 0, localRewards: [sender!.tokens[0] === 3 + s ? o.senderHint : 0, 0] };
   };
   const task: Task = { agents: ['sender', 'receiver'], ...secretGame(K, play), ...(o.dependency ? {} : { scoreJoint }) };
   return { task, vocabSize: 3 + K, buildEngine: async (seed) => toyDecoder(3 + K, hiddenSize, seed) };

@@ -98,7 +98,7 @@ export function relayGame(options: Options = {}): TaskBundle {
         const r = out[b]!;
         records[b]!.push({
           agent: name, agentIndex: i, step: 0, policy, promptTokens: prompts[b]!, actionTokens: r.tokens, behaviourLogprobs: r.logprobs,
-          stopReason: r.stopReason, text: r.tokens.join(' '), reward: 0, localReward: 0,
+          stopReason: r.stopReason, text: r.tokens.join(' '), localReward: 0,
           criticTokens: o.criticView === 'own' ? prompts[b]! : [tok.bos, tok.tag(0), tok.symbol(secrets[b]!), ...delivered[b]!, tok.tag(i)],
         });
         if (i === n - 1) continue;
@@ -112,14 +112,12 @@ export function relayGame(options: Options = {}): TaskBundle {
     return secrets.map((s, b) => {
       const answer = records[b]![n - 1]!.actionTokens[0]!;
       const team = answer === tok.symbol(s) ? 1 : 0;
-      // IPPO's independent learners receive the team reward at every action (broadcast); a joint
-      // MARFT chain takes it once, from the step's teamCredit.
-      const actions = records[b]!.map((a) => ({ ...a, reward: team }));
+      // The team reward recorded raw; the trainer places it (IPPO: at every action, MARFT: once, at the last).
       return {
         problemId: `secret-${s}`,
-        actions,
-        steps: [{ t: 0, teamReward: team, teamCredit: team, done: true }],
-        score: team,
+        actions: records[b]!,
+        steps: [{ t: 0, teamReward: team, done: true }],
+        outcome: team,
         info: { secret: s, answer: answer - tok.symbol(0), delivered: delivered[b]!, corrupted: corrupted[b]! },
       };
     });

@@ -11,8 +11,9 @@ export function sampleParams(s: Sampling, maxNewTokens: number, seed: number) {
   return { temperature: s.temperature, topP: s.topP, topK: s.topK, maxNewTokens, stopTokenIds: [], stopStrings: [], seed };
 }
 
-export function tokenAction(agent: string, agentIndex: number, policy: string, promptTokens: number[], r: { tokens: number[]; logprobs: number[]; stopReason: ActionRecord['stopReason'] }, reward: number): ActionRecord {
-  return { agent, agentIndex, step: 0, policy, promptTokens, actionTokens: r.tokens, behaviourLogprobs: r.logprobs, stopReason: r.stopReason, text: r.tokens.join(' '), reward };
+/** A sampled reply at turn 0 as an ActionRecord; `localReward` is its raw role-local reward (0: none). */
+export function tokenAction(agent: string, agentIndex: number, policy: string, promptTokens: number[], r: { tokens: number[]; logprobs: number[]; stopReason: ActionRecord['stopReason'] }, localReward = 0): ActionRecord {
+  return { agent, agentIndex, step: 0, policy, promptTokens, actionTokens: r.tokens, behaviourLogprobs: r.logprobs, stopReason: r.stopReason, text: r.tokens.join(' '), localReward };
 }
 
 /** Plays one episode per secret (a symbol 0..K−1), the b-th episode's secret secrets[b]. */

@@ -13,7 +13,8 @@
 // rollout.jointTree best or all) is credited node by node (treeAssign below): see docs/algorithms.md.
 //
 // advantage.jointActions: cross (single-turn tasks with Task.scoreJoint): the node's joint samples
-// are every combination c of one sample per agent (G^n of them), each scored R(c) by the task;
+// are every combination c of one sample per agent (G^n of them), each scored R(c) = α·team +
+// w·Σ local from the raw rewards the task reports for it (src/train/rewards.ts);
 // agent k's sample i gets
 //
 //   A(k, i) = mean over the combinations c with c_k = i of (R(c) − mean over all c of R(c))
@@ -24,6 +25,7 @@
 import type { Task } from '../task.ts';
 import type { Episode } from '../../workflow/trajectory.ts';
 import { groupBy } from '../../core/batching.ts';
+import { turnReward, type RewardSettings } from '../rewards.ts';
 import type { TrainAction } from '../types.ts';
 import { perUnit, type AdvantageEstimator } from './estimator.ts';
 
@@ -33,7 +35,7 @@ export const returnToGoMinusGroupMean: AdvantageEstimator = {
   needsGroups: true,
   levels: ['action', 'token'],
   assign(actions, { plan, config, episodes, task }) {
-    if (config.advantage.jointActions === 'cross') return crossAssign(actions, plan.level, episodes, task);
+    if (config.advantage.jointActions === 'cross') return crossAssign(actions, plan.level, episodes, config.reward, task);
     if (actions.some((a) => a.joint !== null)) return treeAssign(actions, plan.level, config.advantage.gamma);
     const gamma = config.advantage.gamma;
     // Joint samples: the actions of one episode at one turn.
@@ -119,7 +121,7 @@ function treeAssign(actions: TrainAction[], level: Parameters<typeof perUnit>[1]
 }
 
 /** jointActions: cross (see the file comment): every combination of the agents' samples of a node. */
-function crossAssign(actions: TrainAction[], level: Parameters<typeof perUnit>[1], episodes: readonly Episode[], task: Pick<Task, 'scoreJoint'> | undefined): void {
+function crossAssign(actions: TrainAction[], level: Parameters<typeof perUnit>[1], episodes: readonly Episode[], rewards: RewardSettings, task: Pick<Task, 'scoreJoint'> | undefined): void {
   const score = task?.scoreJoint;
   if (!score) throw new Error('advantage.jointActions: cross needs the task\'s scoreJoint');
   for (const node of groupBy(actions, (a) => {
@@ -137,10 +139,11 @@ function crossAssign(actions: TrainAction[], level: Parameters<typeof perUnit>[1
     let total = 0;
     let combos = 0;
     for (;;) {
-      const r = score.call(task, episode, samples.map((xs, k) => {
+      const raw = score.call(task, episode, samples.map((xs, k) => {
         const a = xs[pick[k]!]!;
         return { agent: a.agent, tokens: a.tokens.slice(a.scoreFrom), text: a.text };
       }));
+      const r = turnReward(rewards, raw.teamReward, raw.localRewards.map((localReward) => ({ localReward })));
       total += r;
       combos++;
       pick.forEach((i, k) => { sums[k]![i] += r; counts[k]![i]++; });

@@ -105,7 +105,7 @@ export async function trainOpd(o: OpdTrainOptions): Promise<OpdTrainResult> {
     const seed = deriveSeed(o.seed, step);
     const episodes = await opdRollout(o.student, o.tokenizer, workflow, o.task.trainEnvs(o.settings.batchSize, seed), o.settings, seed);
     const m: StepMetrics = { step: step + 1, ...(await opdUpdate(episodes, ctx, seed)) };
-    m.score_mean = episodes.reduce((s, e) => s + e.score, 0) / Math.max(1, episodes.length);
+    m.score_mean = episodes.reduce((s, e) => s + e.outcome, 0) / Math.max(1, episodes.length);
     m.turns_mean = episodes.reduce((s, e) => s + e.steps.length, 0) / Math.max(1, episodes.length);
     m.step_time_s = (performance.now() - started) / 1000;
     metrics.push(m);
