@@ -40,6 +40,10 @@ const COMMANDS: Record<string, CommandEntry> = {
     summary: 'print per-token log-probs of token sequences (--model DIR [--adapter DIR] --input FILE.jsonl)',
     load: () => import('./commands/logprobs.ts'),
   },
+  models: {
+    summary: 'import a GGUF model file as a model folder (import FILE.gguf OUT_DIR)',
+    load: () => import('./commands/models.ts'),
+  },
   serve: {
     summary: 'serve a trained run\'s agents and base as an OpenAI-compatible server (RUN_OR_CHECKPOINT [--port N] [--team])',
     load: () => import('./commands/serve.ts'),

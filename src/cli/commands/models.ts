@@ -12,7 +12,6 @@ import { UserError } from '../errors.ts';
 import { loadEngine } from '../../engine/index.ts';
 import { loadTokenizer } from '../../tokenizer/index.ts';
 
-export const summary = 'import a GGUF model file as a model folder (import FILE.gguf OUT_DIR)';
 
 const repoRoot = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 const script = join(repoRoot, 'scripts/gguf-to-hf.py');
