@@ -20,7 +20,7 @@ test('train writes config, metrics and atomic checkpoints; eval scores the check
   const lines = readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim().split('\n');
   assert.equal(lines.length, 100);
   assert.ok(existsSync(join(dir, 'config.json')));
-  assert.deepEqual(JSON.parse(readFileSync(join(dir, 'checkpoints', 'latest.json'), 'utf8')), { dir: 'step-000100' });
+  assert.deepEqual(JSON.parse(readFileSync(join(dir, 'checkpoints', 'latest.json'), 'utf8')), { dir: 'step-000100', format: 'marft-run-pointer', version: 1 });
   assert.ok(!existsSync(join(dir, 'checkpoints', 'step-000080')), 'only keepCheckpoints = 2 are kept');
   assert.ok(existsSync(join(dir, 'checkpoints', 'step-000090', 'state.json')));
   const e = marft('eval', example, '--checkpoint', dir, '--base');
@@ -46,7 +46,7 @@ test('user mistakes are one line naming the key, exit code 2', () => {
   writeFileSync(bad, 'task: { name: nope }\nmodel: { engine: tabular }\n');
   assert.match(marft('train', bad, '--run-dir', join(dir, 'run2')).stderr, /task\.name: got "nope", expected one of .*'coordination-game'/);
   assert.match(marft('train', '--resume', join(dir, 'missing')).stderr, /--resume .*missing: no such folder/);
-  assert.match(marft('train', '--resume', dir).stderr, /is not a run folder \(no config\.json\)/);
+  assert.match(marft('train', '--resume', dir).stderr, /not a marft run folder \(it holds other files and no run\)/);
   assert.match(marft('train', bad).stderr, /--run-dir is required/);
   assert.equal(marft('train', '--help').status, 0);
   assert.equal(marft('eval', '--help').status, 0);

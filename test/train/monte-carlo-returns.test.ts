@@ -28,7 +28,8 @@ function duo(team: [number, number]): Episode {
 }
 
 test('Monte Carlo returns: discounted rewards to the chain end (γ between steps, γ_agent between agents, γ_w inside an action)', () => {
-  const config = parseConfig({ advantage: { gamma: 0.5, gammaAgent: 1, gammaToken: 1, lambda: 0.3 } });
+  // Each turn's own team reward (reward.team: turn), so the two steps' rewards differ.
+  const config = parseConfig({ reward: { team: 'turn' }, advantage: { gamma: 0.5, gammaAgent: 1, gammaToken: 1, lambda: 0.3 } });
   const episodes = [duo([1, 2])];
   const action = ALGORITHM_REGISTRY['marft-action'].plan(['a', 'b'], config);
   const actions = flattenEpisodes(episodes, action, config);
@@ -36,13 +37,13 @@ test('Monte Carlo returns: discounted rewards to the chain end (γ between steps
   const g = monteCarloReturns(actions, episodes, action, config);
   // Step 1: b gets 2, a gets 0 + 1·2 = 2. Step 0: b gets 1 + 0.5·2 = 2, a gets 0 + 1·2 = 2.
   assert.deepEqual(actions.map((a) => Array.from(g.get(a)!)), [[2], [2], [2], [2]]);
-  const withAgentDiscount = parseConfig({ advantage: { gamma: 0.5, gammaAgent: 0.5, gammaToken: 1 } });
+  const withAgentDiscount = parseConfig({ reward: { team: 'turn' }, advantage: { gamma: 0.5, gammaAgent: 0.5, gammaToken: 1 } });
   const g2 = monteCarloReturns(actions, episodes, action, withAgentDiscount);
   // b1 = 2, a1 = 0.5·2 = 1; b0 = 1 + 0.5·a1 = 1.5, a0 = 0.5·1.5 = 0.75.
   assert.deepEqual(actions.map((a) => Array.from(g2.get(a)!)), [[0.75], [1.5], [1], [2]]);
   // Token level, γ_w = 0.5 inside an action: a0's two tokens are 0.5·2·... : token k's return is γ_w^(L−1−k)·(what follows its last token).
-  const token = ALGORITHM_REGISTRY['marft-token'].plan(['a', 'b'], parseConfig({ advantage: { gamma: 0.5, gammaAgent: 1, gammaToken: 0.5 } }));
-  const tokenConfig = parseConfig({ advantage: { gamma: 0.5, gammaAgent: 1, gammaToken: 0.5 } });
+  const tokenConfig = parseConfig({ reward: { team: 'turn' }, advantage: { gamma: 0.5, gammaAgent: 1, gammaToken: 0.5 } });
+  const token = ALGORITHM_REGISTRY['marft-token'].plan(['a', 'b'], tokenConfig);
   const tActions = flattenEpisodes(episodes, token, tokenConfig);
   const gt = monteCarloReturns(tActions, episodes, token, tokenConfig);
   // Step 1: b's tokens [0.5·2, 2] = [1, 2]; a's token: 1 (b's first token's return). Step 0: b's token 1 + 0.5·1 = 1.5; a's tokens [0.5·1.5, 1.5].
