@@ -33,8 +33,8 @@ export function planFor(config: MarftConfig, task: Task): AlgorithmPlan {
   if (config.advantage.jointActions === 'cross' && config.algorithm !== 'magrpo') {
     throw new ConfigError(`advantage.jointActions: cross applies to magrpo only (its joint samples); ${config.algorithm} takes aligned`);
   }
-  if (config.advantage.jointActions === 'cross' && !task.scoreJoint) {
-    throw new ConfigError('advantage.jointActions: cross needs a task that scores any combination of its agents\' actions (Task.scoreJoint: e.g. coordination-game with dependency: false); this task offers none, use aligned');
+  if (config.advantage.jointActions === 'cross' && !task.jointRewards) {
+    throw new ConfigError('advantage.jointActions: cross needs a task that scores any combination of its agents\' actions (Task.jointRewards: e.g. coordination-game with dependency: false); this task offers none, use aligned');
   }
   if (config.reward.share === 'split' && plan.reward !== 'broadcast') {
     throw new ConfigError(`reward.share: split divides a turn's team reward among its actions where every action receives one (ippo, grpo, at-grpo); ${config.algorithm} ${plan.reward === 'step-end' ? 'takes it once, at the turn\'s last action' : plan.reward === 'outcome' ? 'places the episode\'s outcome once, at its last action' : 'places no team reward'}: use broadcast`);

@@ -9,7 +9,7 @@
 // the state each play a whole turn, the node's G joint samples are a group, and the best continues
 // (or all do: the authors' code); the default, independent, is the MAS-OPD paper's G episodes.
 // advantage.jointActions: cross replaces the aligned joint samples of a single-turn task that
-// scores combinations (Task.scoreJoint) by all G^n of them (src/train/credit/return-to-go-group-mean.ts).
+// scores combinations (Task.jointRewards) by all G^n of them (src/train/credit/return-to-go-group-mean.ts).
 import { policyAdapters, type Algorithm } from './types.ts';
 
 export const magrpo: Algorithm = {

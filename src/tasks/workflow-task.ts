@@ -32,7 +32,7 @@ import { CODE_PROGRAM_TIMEOUT_MS } from '../env/code-env.ts';
 import { defaultProgramRunner } from '../env/program-runner.ts';
 import type { CodeProblem } from '../env/datasets/types.ts';
 import { verifyCode } from '../verify/code/index.ts';
-import { applyCureRewards, type CureContext } from './cure-rewards.ts';
+import { applyCureRewards, type CureContext } from './cure-scheme.ts';
 import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts';
 import { jointTreeRollout } from '../workflow/joint-tree-sampling.ts';
 import { engineSampler, rollout, treeRollout, withPolicies, BASE_POLICY, type ActionSampler, type Episode, type TaskEnv, type TurnScore, type Workflow } from '../workflow/index.ts';

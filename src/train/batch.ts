@@ -98,7 +98,7 @@ export function scaleRewards(actions: TrainAction[], plan: AlgorithmPlan, moment
  * Fills advantages_K and returns_K with the plan's estimator (src/train/credit/index.ts); an
  * asynchronous estimator (one that scores with the teacher) returns a promise of its metrics.
  */
-export function assignCredit(actions: TrainAction[], episodes: Episode[], plan: AlgorithmPlan, config: MarftConfig, task?: Pick<Task, 'scoreJoint'>, teacher?: SamplingEngine): ReturnType<AdvantageEstimator['assign']> {
+export function assignCredit(actions: TrainAction[], episodes: Episode[], plan: AlgorithmPlan, config: MarftConfig, task?: Pick<Task, 'jointRewards'>, teacher?: SamplingEngine): ReturnType<AdvantageEstimator['assign']> {
   return estimatorOf(plan.advantage).assign(actions, { episodes, plan, config, ...(task ? { task } : {}), ...(teacher ? { teacher } : {}) });
 }
 

@@ -82,7 +82,7 @@ export interface Task {
    * order); the trainer weighs them (src/train/rewards.ts). Offer it only where an action does not
    * depend on another agent's action of the same turn (no re-running is involved).
    */
-  scoreJoint?(episode: Episode, actions: readonly JointAction[]): JointScore;
+  jointRewards?(episode: Episode, actions: readonly JointAction[]): JointRewards;
   rollout(engine: Engine, request: RolloutRequest): Promise<Episode[]>;
   /**
    * What records of the task's episodes show beyond token ids (marft eval --output, the samples
@@ -101,14 +101,14 @@ export interface Task {
   evaluate(engine: SamplingEngine, request: EvalRequest): Promise<Episode[]>;
 }
 
-/** What Task.scoreJoint reports for a combination: raw, as the environment would. */
-export interface JointScore {
+/** What Task.jointRewards reports for a combination: raw, as the environment would. */
+export interface JointRewards {
   teamReward: number;
   /** Each action's role-local reward, in the order of the combination's actions. */
   localRewards: number[];
 }
 
-/** One agent's action in a combination scored by Task.scoreJoint. */
+/** One agent's action in a combination scored by Task.jointRewards. */
 export interface JointAction {
   agent: string;
   /** The action's tokens (without the prompt). */

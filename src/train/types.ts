@@ -81,8 +81,8 @@ export interface CreditContext {
   episodes: Episode[];
   plan: AlgorithmPlan;
   config: MarftConfig;
-  /** The task, for estimators that score combinations of actions (Task.scoreJoint). */
-  task?: Pick<Task, 'scoreJoint'>;
+  /** The task, for estimators that score combinations of actions (Task.jointRewards). */
+  task?: Pick<Task, 'jointRewards'>;
   /** The run's frozen teacher (teacher-scored estimators: MAS-OPD); absent in runs without one. */
   teacher?: SamplingEngine;
 }

@@ -82,18 +82,18 @@ test('a group algorithm with one episode per problem is refused in one line nami
   assert.deepEqual(planFor(parseConfig({ ...config, algorithm: 'grpo' }), duo).policies, { sender: 'policy', receiver: 'policy' });
 });
 
-test('cross joint actions: refused in one line for a task without scoreJoint or an algorithm other than magrpo; the coordination game offers them without the dependency', async () => {
+test('cross joint actions: refused in one line for a task without jointRewards or an algorithm other than magrpo; the coordination game offers them without the dependency', async () => {
   const cross = { rollout: { rolloutsPerPrompt: 2 }, advantage: { jointActions: 'cross' } };
   const oneLine = (pattern: RegExp) => (e: Error) => e.name === 'ConfigError' && pattern.test(e.message) && !e.message.includes('\n');
   const { task: dependent } = coordinationGame({});
-  assert.equal(dependent.scoreJoint, undefined, 'the receiver sees the message: no arbitrary combination');
+  assert.equal(dependent.jointRewards, undefined, 'the receiver sees the message: no arbitrary combination');
   assert.throws(() => planFor(parseConfig({ ...cross, algorithm: 'magrpo' }), dependent), oneLine(/^advantage\.jointActions: cross needs a task that scores/));
   const { task: independent } = coordinationGame({ dependency: false, senderHint: 0.5 });
   assert.throws(() => planFor(parseConfig({ ...cross, algorithm: 'grpo' }), independent), oneLine(/^advantage\.jointActions: cross applies to magrpo only/));
   assert.ok(planFor(parseConfig({ ...cross, algorithm: 'magrpo' }), independent));
   // Secret 2 (symbol token 5): answer 5 scores the team reward 1, message 5 the sender's hint 0.5 (raw; the trainer weighs them).
   const episode = { problemId: 'secret-2', actions: [], steps: [], outcome: 0, info: { secret: 2 } };
-  const joint = (message: number, answer: number) => independent.scoreJoint!(episode, [{ agent: 'sender', tokens: [message], text: '' }, { agent: 'receiver', tokens: [answer], text: '' }]);
+  const joint = (message: number, answer: number) => independent.jointRewards!(episode, [{ agent: 'sender', tokens: [message], text: '' }, { agent: 'receiver', tokens: [answer], text: '' }]);
   assert.deepEqual([joint(5, 5), joint(5, 4), joint(3, 5), joint(3, 4)], [
     { teamReward: 1, localRewards: [0.5, 0] }, { teamReward: 0, localRewards: [0.5, 0] }, { teamReward: 1, localRewards: [0, 0] }, { teamReward: 0, localRewards: [0, 0] },
   ]);

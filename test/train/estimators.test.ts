@@ -144,7 +144,7 @@ test('MAGRPO cross joint actions: every combination scored by the task, each sam
   const episodes = [ep(3, 5), ep(4, 6)];
   const scored: string[] = [];
   const task = {
-    scoreJoint: (_e: Episode, xs: readonly { agent: string; tokens: readonly number[] }[]) => {
+    jointRewards: (_e: Episode, xs: readonly { agent: string; tokens: readonly number[] }[]) => {
       scored.push(xs.map((x) => `${x.agent}${x.tokens[0]}`).join('+'));
       return { teamReward: R[xs.map((x) => x.tokens[0]).join(',')]!, localRewards: xs.map(() => 0) };
     },

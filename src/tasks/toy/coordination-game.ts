@@ -12,12 +12,12 @@
 //
 // The secrets of training step `step` come from the request's seed only; evaluation episodes use
 // seeds from a separate stream (the training distribution: a secret game has nothing to hold out).
-// With dependency: false the task scores any sender–receiver combination (Task.scoreJoint, for
+// With dependency: false the task scores any sender–receiver combination (Task.jointRewards, for
 // MAGRPO's advantage.jointActions: cross).
 // With `model.engine: embedded` and no model.path, the task builds the toy decoder (./toy-decoder.ts).
 import type { SamplingEngine } from '../../engine/types.ts';
 import { deriveSeed } from '../../core/rng.ts';
-import type { JointAction, JointScore, Sampling, Task, TaskBundle } from '../../train/task.ts';
+import type { JointAction, JointRewards, Sampling, Task, TaskBundle } from '../../train/task.ts';
 import { policyTarget } from '../../workflow/sampler.ts';
 import type { Episode } from '../../workflow/trajectory.ts';
 import { boolOption, intOption, numberOption, refuseMovedRewardOptions, rejectUnknown, type Options } from '../options.ts';
@@ -67,11 +67,11 @@ export function coordinationGame(options: Options = {}): TaskBundle {
   // Without the dependency the receiver never sees the message, so any sender's message and any
   // receiver's answer drawn for one secret make a joint sample (advantage.jointActions: cross):
   // its raw rewards are the team reward of the answer and the sender's hint for the message.
-  const scoreJoint = (episode: Episode, actions: readonly JointAction[]): JointScore => {
+  const jointRewards = (episode: Episode, actions: readonly JointAction[]): JointRewards => {
     const s = episode.info.secret as number;
     const [sender, receiver] = actions;
     return { teamReward: receiver!.tokens[0] === 3 + s ? 1 : 0, localRewards: [sender!.tokens[0] === 3 + s ? o.senderHint : 0, 0] };
   };
-  const task: Task = { agents: ['sender', 'receiver'], ...secretGame(K, play), ...(o.dependency ? {} : { scoreJoint }) };
+  const task: Task = { agents: ['sender', 'receiver'], ...secretGame(K, play), ...(o.dependency ? {} : { jointRewards }) };
   return { task, vocabSize: 3 + K, buildEngine: async (seed) => toyDecoder(3 + K, hiddenSize, seed) };
 }

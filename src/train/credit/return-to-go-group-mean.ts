@@ -12,7 +12,7 @@
 // first descend from different histories; a tree of joint samples (actions carrying `joint`,
 // rollout.jointTree best or all) is credited node by node (treeAssign below): see docs/algorithms.md.
 //
-// advantage.jointActions: cross (single-turn tasks with Task.scoreJoint): the node's joint samples
+// advantage.jointActions: cross (single-turn tasks with Task.jointRewards): the node's joint samples
 // are every combination c of one sample per agent (G^n of them), each scored R(c) = α·team +
 // w·Σ local from the raw rewards the task reports for it (src/train/rewards.ts);
 // agent k's sample i gets
@@ -121,9 +121,9 @@ function treeAssign(actions: TrainAction[], level: Parameters<typeof perUnit>[1]
 }
 
 /** jointActions: cross (see the file comment): every combination of the agents' samples of a node. */
-function crossAssign(actions: TrainAction[], level: Parameters<typeof perUnit>[1], episodes: readonly Episode[], rewards: RewardSettings, task: Pick<Task, 'scoreJoint'> | undefined): void {
-  const score = task?.scoreJoint;
-  if (!score) throw new Error('advantage.jointActions: cross needs the task\'s scoreJoint');
+function crossAssign(actions: TrainAction[], level: Parameters<typeof perUnit>[1], episodes: readonly Episode[], rewards: RewardSettings, task: Pick<Task, 'jointRewards'> | undefined): void {
+  const score = task?.jointRewards;
+  if (!score) throw new Error('advantage.jointActions: cross needs the task\'s jointRewards');
   for (const node of groupBy(actions, (a) => {
     if (a.group === null) throw new Error(`episode ${a.episode} has no episode group`);
     if (a.t !== 0) throw new Error(`advantage.jointActions: cross scores single-turn episodes only; episode ${a.episode} has an action at turn ${a.t}`);
