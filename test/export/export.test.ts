@@ -177,6 +177,40 @@ test('llama.cpp\'s server on the exported GGUF decodes the same greedy tokens', 
   }
 });
 
+// llama.cpp through llama-cpp-python's bindings (the same llama.cpp, built by bash scripts/setup.sh
+// --llamacpp before llama-server is): where .venv-llamacpp's Python imports llama_cpp.
+const llamaPython = join(repoRoot, '.venv-llamacpp/bin/python');
+const skipBindings = existsSync(llamaPython) && spawnSync(llamaPython, ['-c', 'import llama_cpp'], { encoding: 'utf8' }).status === 0
+  ? false
+  : `no llama_cpp in ${llamaPython}: bash scripts/setup.sh --llamacpp builds it for this check`;
+
+test("llama.cpp (llama-cpp-python) on the exported GGUF decodes the same greedy tokens", { skip: skipBindings, timeout: 300_000 }, async () => {
+  const gguf = join(dir, 'planner-bindings.gguf');
+  const r = await runCli({ args: ['export', run.runDir, '--agent', 'planner', '--gguf', gguf] });
+  assert.equal(r.status, 0, r.stderr);
+  const expected = await withAdapter.sample({ kind: 'adapter', name: 'planner' }, prompts, greedy);
+  // Greedy decoding of each prompt's token ids, stopping at the same count (and at an end-of-sequence token).
+  const code = [
+    'import sys, json, llama_cpp',
+    'spec = json.loads(sys.argv[2])',
+    "llm = llama_cpp.Llama(model_path=sys.argv[1], n_ctx=2048, n_threads=1, verbose=False, type_k=0, type_v=0, flash_attn=False)",
+    'out = []',
+    'for p in spec["prompts"]:',
+    '    llm.reset()',
+    '    toks = []',
+    '    for t in llm.generate(p, top_k=1, top_p=1.0, temp=0.0, reset=True):',
+    '        toks.append(t)',
+    '        if t in spec["stop"] or len(toks) >= spec["n"]: break',
+    '    out.append(toks)',
+    'print(json.dumps(out))',
+  ].join('\n');
+  const spec = { prompts, n: greedy.maxNewTokens, stop: greedy.stopTokenIds };
+  const run2 = spawnSync(llamaPython, ['-c', code, gguf, JSON.stringify(spec)], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  assert.equal(run2.status, 0, run2.stderr);
+  const got = JSON.parse(run2.stdout.trim().split('\n').pop()!) as number[][];
+  assert.deepEqual(got, expected.map((x) => x.tokens));
+});
+
 test('the merged folder also comes from a checkpoint folder given directly (the solver)', async () => {
   const out = join(dir, 'solver-hf');
   mkdirSync(out);
