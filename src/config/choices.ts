@@ -1,5 +1,5 @@
 // The allowed values of the configuration's choice keys. They live in the configuration layer, which
-// the rl modules that act on them import, so that src/config/ depends on nothing in src/rl/ (the
+// the training modules that act on them import, so that src/config/ depends on nothing in src/train/ (the
 // schema describes the settings; the trainer consumes them).
 
 /** `algorithm`: action-level MARFT, token-level MARFT, independent PPO, trajectory-level variant, GRPO, MAGRPO, AT-GRPO, CURE, MAS-OPD (src/algorithms/index.ts). */

@@ -2,7 +2,7 @@
 // own keys are the `opd` section; the rest are the keys every algorithm shares, so one file sets the
 // budget and the optimiser whatever the algorithm:
 //   steps / batchSize            train.steps / rollout.batchSize
-//   optim                        actor.optim (Adam; its schedule gives each step's lr, ./opd-run-step.ts)
+//   optim                        actor.optim (Adam; its schedule gives each step's lr, as for every algorithm: src/train/loop.ts)
 //   temperature / topP / topK    rollout.* (the paper trains at 1.0 / 1 / off)
 //   maxNewTokens                 rollout.maxNewTokens
 //   microBatchTokens             train.microBatchTokens

@@ -5,7 +5,7 @@
 //
 // It sits with the run wiring, above both places tasks are defined: src/tasks (the workflow task,
 // the toy tasks) and src/demo (arith-duo, built from the demo's workflow, environment and model).
-// The trainer (src/rl) drives a Task and knows no names.
+// The training loop (src/train/) drives a Task and knows no names.
 import { arithDuo } from '../tasks/arith-duo/arith-task.ts';
 import type { TaskFactory } from '../train/task.ts';
 import { bandit } from '../tasks/toy/bandit.ts';

@@ -83,7 +83,7 @@ export function flattenEpisodes(episodes: Episode[], plan: AlgorithmPlan, config
 }
 
 /**
- * Scales the credited rewards by the running deviation of the chains' returns (./reward-scale.ts)
+ * Scales the credited rewards by the running deviation of the chains' returns (src/core/running-moments.ts)
  * after adding this batch's returns to the moments; returns the updated moments and the factor.
  */
 export function scaleRewards(actions: TrainAction[], plan: AlgorithmPlan, moments: RunningMoments): { moments: RunningMoments; scale: number } {

@@ -5,7 +5,7 @@
 //   (b) An engine's folder (ENGINE_FOLDERS) imports no other engine's folder, except where one served
 //       engine builds on another (ENGINE_ON_ENGINE, said in the importing file's header).
 //   (c) The engine imports nothing of the project from outside src/engine/ but the seeded generators
-//       (src/rng.ts, or src/core/ where it is moving).
+//       (src/core/).
 //   (d) The engine level every engine shares (src/engine/*.ts besides index.ts and open.ts, which
 //       assemble the engines, and the file formats in src/engine/hf/) imports no engine's folder but
 //       for the listed exceptions (SHARED_LEVEL_EXCEPTIONS).
@@ -33,7 +33,7 @@ const SHARED_LEVEL_EXCEPTIONS: [string, string][] = [
 ];
 
 /** What the engine may import of the project outside src/engine/. */
-const ENGINE_MAY_IMPORT = (path: string): boolean => path === 'src/rng.ts' || path === 'src/core/rng.ts' || path.startsWith('src/core/');
+const ENGINE_MAY_IMPORT = (path: string): boolean => path.startsWith('src/core/');
 
 /** The engine folder `path` lies in (embedded, torch, …), or null for the engine level and outside the engine. */
 function engineFolderOf(path: string): string | null {
@@ -56,7 +56,7 @@ function engineBoundaryViolations(imports: readonly SourceImport[]): string[] {
       continue;
     }
     if (!toEngine) {
-      if (!ENGINE_MAY_IMPORT(to)) out.push(`${at}: the engine imports nothing of the project from outside src/engine/ but src/rng.ts or src/core/`);
+      if (!ENGINE_MAY_IMPORT(to)) out.push(`${at}: the engine imports nothing of the project from outside src/engine/ but src/core/`);
       continue;
     }
     const fromFolder = engineFolderOf(file), toFolder = engineFolderOf(to);
@@ -90,25 +90,24 @@ test('each rule names a planted crossing, and lets the allowed imports through',
     imp('src/engine/torch/engine.ts', 'src/engine/embedded/lora.ts'), // (b)
     imp('src/engine/openai/engine.ts', 'src/engine/vllm/server.ts'), // (b): only vllm → openai is allowed
     imp('src/engine/embedded/engine.ts', 'src/engine/torch/framing.ts'), // (b)
-    imp('src/engine/tabular/engine.ts', 'src/rl/trainer.ts'), // (c)
+    imp('src/engine/tabular/engine.ts', 'src/train/loop.ts'), // (c)
     imp('src/engine/hf/peft.ts', 'src/engine/embedded/weights.ts'), // (d)
     imp('src/engine/trainables.ts', 'src/engine/embedded/param.ts'), // (d): only its listed import is allowed
   ];
   const allowed = [
     imp('src/run/setup.ts', 'src/engine/index.ts'),
-    imp('src/rl/trainer.ts', 'src/engine/types.ts'),
+    imp('src/train/loop.ts', 'src/engine/types.ts'),
     imp('src/run/teacher.ts', 'src/engine/open.ts'),
     imp('src/engine/vllm/engine.ts', 'src/engine/openai/engine.ts'),
     imp('src/engine/torch/engine.ts', 'src/engine/hf/trainable-folders.ts'),
     imp('src/engine/torch/engine.ts', 'src/engine/trainables.ts'),
     imp('src/engine/embedded/engine.ts', 'src/engine/hf/safetensors.ts'),
-    imp('src/engine/vllm/consistency.ts', 'src/rng.ts'),
     imp('src/engine/tabular/engine.ts', 'src/core/rng.ts'),
     imp('src/engine/open.ts', 'src/engine/embedded/engine-io.ts'),
     imp('src/engine/trainables.ts', 'src/engine/embedded/sampling.ts'),
     imp('src/engine/hf/config.ts', null, 'node:fs'),
     imp('src/engine/hf/peft.test.ts', 'src/engine/embedded/sampling.ts'),
-    imp('src/rl/trainer.test.ts', 'src/engine/tabular/engine.ts'),
+    imp('src/train/loop.test.ts', 'src/engine/tabular/engine.ts'),
   ];
   const found = engineBoundaryViolations([...planted, ...allowed]);
   assert.equal(found.length, planted.length, found.join('\n'));

@@ -1,4 +1,4 @@
-// The advantage estimators of the GRPO family and MAGRPO (src/rl/estimators/), by hand-computed
+// The advantage estimators of the GRPO family and MAGRPO (src/train/credit/), by hand-computed
 // cases, and the episode groups they compare within (src/train/episode-groups.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

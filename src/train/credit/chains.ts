@@ -1,5 +1,5 @@
 // How a step's training actions split into credit chains (the sequences one recursion runs over)
-// and a chain into environment steps; shared by the reward scale (./train-batch.ts) and the GAE
+// and a chain into environment steps; shared by the reward scale (../batch.ts) and the GAE
 // estimators (./estimators/gae.ts).
 import type { AlgorithmPlan, TrainAction } from '../types.ts';
 import type { Episode } from '../../workflow/trajectory.ts';
