@@ -10,7 +10,7 @@
 //   output. Golden tests and their results never appear in feedback;
 // - role-local rewards for Coders (builds, runs, pass fraction) and Testers (valid case, reproduced
 //   by the reference solution), rewards.ts.
-import { compareOutput, verifyCode, type CodeVerdict } from '../verify/code/index.ts';
+import { compareOutput, compareValues, verifyCode, type CodeVerdict } from '../verify/code/index.ts';
 import { extractPythonCode, extractTestCase } from '../workflow/builtin/formats.ts';
 import type { StepInput, StepOutcome, TaskEnv } from '../workflow/env-api.ts';
 import type { SlotLimiter } from '../sandbox/index.ts';
@@ -31,7 +31,19 @@ export interface CodeEnvOptions {
   /** Judges a program on the golden tests; default: src/verify/code's verifyCode. */
   judge?: (program: string, problem: CodeProblem, timeoutMs: number) => Promise<CodeVerdict>;
   limiter?: SlotLimiter;
+  /**
+   * How a Tester's declared output is compared with what the reference solution (its reward and
+   * PAC's test_correct) and each Coder program (the observation's run) print on its input:
+   * 'values' (default) compares the whitespace-separated values whatever the line layout, as the
+   * paper judges a test case by what it states (App. D, F.6); 'lines' applies the golden tests'
+   * line-by-line rule (the behaviour before issue 19: one line "1 2" where the reference prints
+   * "1" and "2" on two lines reads as a wrong test).
+   */
+  testerComparison?: TesterComparison;
 }
+
+export const TESTER_COMPARISONS = ['values', 'lines'] as const;
+export type TesterComparison = (typeof TESTER_COMPARISONS)[number];
 
 const CODER = 'Coder';
 const TESTER = 'Tester';
@@ -75,6 +87,7 @@ export class CodeEnv implements TaskEnv {
   private readonly weights: RoleRewardWeights;
   private readonly timeoutMs: number;
   private readonly run: ProgramRunner;
+  private readonly sameAsDeclared: (printed: string, declared: string) => boolean;
   private readonly verdicts = new Map<string, Promise<CodeVerdict>>();
   private readonly reproductions = new Map<string, Promise<boolean>>();
   private lastTeamReward = 0;
@@ -91,6 +104,8 @@ export class CodeEnv implements TaskEnv {
     this.weights = options.rewardWeights ?? DEFAULT_ROLE_REWARD_WEIGHTS;
     this.timeoutMs = options.programTimeoutMs ?? CODE_PROGRAM_TIMEOUT_MS;
     this.run = options.runProgram ?? defaultProgramRunner;
+    const compare = (options.testerComparison ?? 'values') === 'values' ? compareValues : compareOutput;
+    this.sameAsDeclared = (printed, declared) => compare(printed, declared).equal;
   }
 
   /**
@@ -131,7 +146,7 @@ export class CodeEnv implements TaskEnv {
     const key = `${input}\u0000${declared}`;
     let r = this.reproductions.get(key);
     if (!r) {
-      r = this.run({ source: ref, stdin: input, timeoutMs: this.timeoutMs }).then((o) => o.status === 'ok' && compareOutput(o.stdout, declared).equal);
+      r = this.run({ source: ref, stdin: input, timeoutMs: this.timeoutMs }).then((o) => o.status === 'ok' && this.sameAsDeclared(o.stdout, declared));
       this.reproductions.set(key, r);
     }
     return r;
@@ -166,7 +181,7 @@ export class CodeEnv implements TaskEnv {
           const program = programs.get(c.agent) ?? null;
           if (program === null || testCase === null) return;
           const o = await this.run({ source: program, stdin: testCase.input, timeoutMs: this.timeoutMs });
-          const check: CaseCheck = { coder: c.agent, tester, input: testCase.input, declared: testCase.output, status: o.status, printed: o.stdout, agree: o.status === 'ok' && compareOutput(o.stdout, testCase.output).equal };
+          const check: CaseCheck = { coder: c.agent, tester, input: testCase.input, declared: testCase.output, status: o.status, printed: o.stdout, agree: o.status === 'ok' && this.sameAsDeclared(o.stdout, testCase.output) };
           if (o.status !== 'ok') check.error = excerpt(o.stderr || o.status);
           checks.push(check);
         }),

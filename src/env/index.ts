@@ -8,7 +8,7 @@ import { CodeEnv, type CodeEnvOptions } from './code-env.ts';
 import { MathEnv, type MathEnvOptions } from './math-env.ts';
 
 export { MathEnv, MATH_PROGRAM_TIMEOUT_MS, answersAgree, consistencyFeedback, type MathEnvOptions, type MathAgentAnswer } from './math-env.ts';
-export { CodeEnv, CODE_PROGRAM_TIMEOUT_MS, caseFeedback, codeFirstMessage, type CodeEnvOptions, type CaseCheck } from './code-env.ts';
+export { CodeEnv, CODE_PROGRAM_TIMEOUT_MS, caseFeedback, codeFirstMessage, type CodeEnvOptions, type CaseCheck, TESTER_COMPARISONS, type TesterComparison } from './code-env.ts';
 export * from './rewards.ts';
 export { defaultProgramRunner, pythonRunner, type ProgramRunner, type ProgramRun } from './program-runner.ts';
 

@@ -28,7 +28,7 @@ import type { DistillableTask, DistillationSource } from '../opd/distillable-tas
 import { mathAttributor } from '../opd/math-attributor.ts';
 import { codeAttributor } from '../opd/code-attributor.ts';
 import type { Attributor } from '../opd/pac.ts';
-import { CODE_PROGRAM_TIMEOUT_MS } from '../env/code-env.ts';
+import { CODE_PROGRAM_TIMEOUT_MS, TESTER_COMPARISONS, type TesterComparison } from '../env/code-env.ts';
 import { defaultProgramRunner } from '../env/program-runner.ts';
 import type { CodeProblem } from '../env/datasets/types.ts';
 import { verifyCode } from '../verify/code/index.ts';
@@ -44,7 +44,7 @@ import { WORKFLOW_NAMES, buildWorkflow, defaultAnswerRole, type WorkflowChoice }
 export const WORKFLOW_TASK_OPTIONS = [
   'dataset', 'file', 'heldOutDataset', 'heldOutFile', 'heldOutFraction', 'splitSeed', 'maxProblemTokens',
   'workflow', 'agentsPerRole', 'horizon',
-  'rewardWeights', 'answerRole', 'programTimeoutMs', 'maxInFlight',
+  'rewardWeights', 'answerRole', 'programTimeoutMs', 'testerComparison', 'maxInFlight',
   'tokenizer', 'hiddenSize', 'layers', 'contextLength',
 ] as const;
 
@@ -56,6 +56,8 @@ export interface WorkflowTaskOptions {
   answerRole?: string;
   /** Wall-clock limit of one program run; default: the environment's (maths 20 s, code 30 s). */
   programTimeoutMs?: number;
+  /** Code tasks: how a Tester's declared output is judged (src/env/code-env.ts); default 'values'. */
+  testerComparison?: TesterComparison;
   /** Episodes in flight at once (0 = all of a rollout). */
   maxInFlight: number;
   /** 'char' (marft's character tokenizer) or a model folder holding tokenizer files; default: model.path when set, else 'char'. */
@@ -102,6 +104,7 @@ export class WorkflowTask implements DistillableTask {
       rewardWeights: options.rewardWeights,
       ...(answerRole ? { answerRole } : {}),
       ...(options.programTimeoutMs ? { programTimeoutMs: options.programTimeoutMs } : {}),
+      ...(options.testerComparison ? { testerComparison: options.testerComparison } : {}),
       ...(deps.runProgram ? { runProgram: deps.runProgram } : {}),
     };
     const envOptions: EnvOptions = { math: common, code: common };
@@ -289,6 +292,7 @@ export function parseWorkflowTaskOptions(raw: Options): WorkflowTaskOptions {
   const answerRole = stringOption(raw, 'answerRole');
   if (answerRole) options.answerRole = answerRole;
   if (raw.programTimeoutMs !== undefined) options.programTimeoutMs = intOption(raw, 'programTimeoutMs', 0, 1);
+  if (raw.testerComparison !== undefined) options.testerComparison = oneOfOption(raw, 'testerComparison', TESTER_COMPARISONS, 'values');
   // A single-agent workflow has one agent by definition; pairs and pipelines take several per role.
   if (options.workflow.agentsPerRole > 1 && (options.workflow.name === 'sa-st' || options.workflow.name === 'sa-mt')) {
     throw optionError('agentsPerRole', options.workflow.agentsPerRole, `1 for workflow '${options.workflow.name}' (a single agent; more agents per role: the pipelines and the pairs)`);

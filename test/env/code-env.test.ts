@@ -93,3 +93,25 @@ test('sameAnswer compares the programs', () => {
   assert.equal(env.sameAnswer!(py(CORRECT), `again:\n${py(CORRECT)}`), true);
   assert.equal(env.sameAnswer!(py(CORRECT), py(ABS)), false);
 });
+
+test('a declared output with the right values in another layout: reproduced by default (values), not under testerComparison "lines"', async () => {
+  // The reference prints the sum and the product on two lines; the Tester declares both on one.
+  const twoLines: CodeProblem = { ...sumProblem, id: 'sum-product', referenceSolution: 'a, b = map(int, input().split())\nprint(a + b)\nprint(a * b)\n' };
+  const outputs = [
+    { agent: 'coder', role: 'Coder', text: py('a, b = map(int, input().split())\nprint(a + b)\nprint(a * b)') },
+    { agent: 'tester', role: 'Tester', text: tc('3 4', '7 12') },
+  ];
+  const byValues = new CodeEnv(twoLines, opts);
+  const v = await byValues.onStep({ t: 0, outputs });
+  assert.equal(v.perAgentReward!.tester, 1);
+  assert.deepEqual(byValues.verification()!.testers, [{ agent: 'tester', hasCase: true, reproduced: true }]);
+  assert.equal(byValues.verification()!.checks[0]!.agree, true);
+  const byLines = new CodeEnv(twoLines, { ...opts, testerComparison: 'lines' });
+  const l = await byLines.onStep({ t: 0, outputs });
+  assert.equal(l.perAgentReward!.tester, 0.2);
+  assert.deepEqual(byLines.verification()!.testers, [{ agent: 'tester', hasCase: true, reproduced: false }]);
+  assert.equal(byLines.verification()!.checks[0]!.agree, false);
+  // A different value is wrong under both rules.
+  const wrong = new CodeEnv(twoLines, opts);
+  assert.equal((await wrong.onStep({ t: 0, outputs: [outputs[0]!, { agent: 'tester', role: 'Tester', text: tc('3 4', '7 13') }] })).perAgentReward!.tester, 0.2);
+});

@@ -1,7 +1,7 @@
 // Output comparison (LiveCodeBench rules) and Python-style equality of JSON values.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compareOutput, parsePyJson, pyJsonEqual, stringifyPyJson } from '../../src/verify/code/index.ts';
+import { compareOutput, compareValues, parsePyJson, pyJsonEqual, stringifyPyJson } from '../../src/verify/code/index.ts';
 import { parseDecimal } from '../../src/verify/code/compare-output.ts';
 
 const eq = (a: string, b: string): boolean => compareOutput(a, b).equal;
@@ -80,4 +80,17 @@ test('hostile outputs are compared in linear time', () => {
   assert.equal(eq(`1${'0'.repeat(300_000)}1${'0'.repeat(300_000)}`, `1${'0'.repeat(300_000)}1${'0'.repeat(300_000)}.0`), true);
   assert.equal(eq(`a${' '.repeat(300_000)}b\n`, 'a b'), false);
   assert.ok(performance.now() - t0 < 2000, `${performance.now() - t0} ms`);
+});
+
+test('compareValues: the same values in any line layout, decimals as Python Decimals, words exactly', () => {
+  const same = (a: string, b: string): boolean => compareValues(a, b).equal;
+  assert.equal(same('7\n12\n', '7 12'), true);
+  assert.equal(same('  1 2\n3\n', '1\n2 3\n\n'), true);
+  assert.equal(same('1.0\n2e1', '1 20'), true);
+  assert.equal(same('YES', 'NO'), false);
+  assert.equal(same('7 12', '7 12 0'), false);
+  assert.deepEqual(compareValues('7 12', '7 13'), { equal: false, reason: 'value 2 differs' });
+  assert.deepEqual(compareValues('7', '7 12'), { equal: false, reason: 'expected 2 value(s), got 1' });
+  // The line rule still tells the layouts apart.
+  assert.equal(compareOutput('7\n12\n', '7 12').equal, false);
 });

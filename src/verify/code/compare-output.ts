@@ -83,3 +83,24 @@ export function compareOutput(actual: string, expected: string): OutputCompariso
   }
   return { equal: true };
 }
+
+/**
+ * Value comparison, the layout set aside: both outputs split into whitespace tokens over all their
+ * lines; the token counts must match and each pair be equal as text or as decimals (the rule
+ * above). Used where a Tester's declared output is judged (MAS-OPD App. F.6 judges a test case by
+ * its values: "1 2 3" declared where the reference prints three lines is the same test), never
+ * for golden tests, which keep LiveCodeBench's line rule.
+ */
+export function compareValues(actual: string, expected: string): OutputComparison {
+  const got = strip(actual).split(WS).filter((t) => t.length > 0);
+  const want = strip(expected).split(WS).filter((t) => t.length > 0);
+  if (got.length !== want.length) return { equal: false, reason: `expected ${want.length} value(s), got ${got.length}` };
+  for (let i = 0; i < want.length; i++) {
+    if (got[i] === want[i]) continue;
+    const g = parseDecimal(got[i]!);
+    const w = parseDecimal(want[i]!);
+    if (g && w && decimalsEqual(g, w)) continue;
+    return { equal: false, reason: `value ${i + 1} differs` };
+  }
+  return { equal: true };
+}

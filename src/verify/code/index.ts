@@ -18,7 +18,7 @@ import { parsePyJson, pyJsonEqual, stringifyPyJson } from './json-values.ts';
 import type { CodeTask, CodeVerdict, TestResult, TestStatus } from './types.ts';
 
 export type { CodeTask, CodeTests, CodeVerdict, TestResult, TestStatus } from './types.ts';
-export { compareOutput } from './compare-output.ts';
+export { compareOutput, compareValues } from './compare-output.ts';
 export { parsePyJson, pyJsonEqual, stringifyPyJson, type PyJson } from './json-values.ts';
 
 // The judge (main.py), the program's side and the value codec they share.
