@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { UserError } from './errors.ts';
 import { ConfigError } from '../config/schema-dsl.ts';
 import { didYouMean } from '../core/did-you-mean.ts';
+import { isOutOfMemory, outOfMemoryLine } from '../runs/memory-errors.ts';
 
 interface Command {
   run(args: string[]): Promise<number>;
@@ -105,6 +106,12 @@ export async function main(argv: string[]): Promise<number> {
       // error's code frame (ConfigError.frame) follows it, as editors and compilers show one.
       console.error(`marft ${name}: ${err.message.replace(/\s*\n\s*/g, ' ')}`);
       if (err instanceof ConfigError && err.frame) console.error(err.frame);
+      return 2;
+    }
+    // Memory the machine does not have is not a bug either (a training step's is already one
+    // line, a MemoryExhaustedError, a UserError; this is the rest: evaluations, marft eval, serving).
+    if (isOutOfMemory(err)) {
+      console.error(`marft ${name}: ${outOfMemoryLine(err as Error)}`);
       return 2;
     }
     throw err;

@@ -37,3 +37,13 @@ export function memoryError(step: number, config: MarftConfig, err: Error): Memo
     `lower train.microBatchTokens (now ${train.microBatchTokens}: the tokens of one forward and backward pass), ` +
     `rollout.batchSize (now ${rollout.batchSize}) × rollout.rolloutsPerPrompt (now ${rollout.rolloutsPerPrompt}) or rollout.maxNewTokens (now ${rollout.maxNewTokens}); nothing of this step was kept`);
 }
+
+/**
+ * The one line for work outside a training step that ran out of memory (an evaluation before or after
+ * training, `marft eval`, serving): what the engine said and the settings that size the work.
+ */
+export function outOfMemoryLine(err: Error): string {
+  return `ran out of memory (${gist(err)}): the work does not fit in this machine's memory; lower the sequences sampled at once ` +
+    `(rollout.batchSize × rollout.rolloutsPerPrompt, eval.problems), their length (rollout.maxNewTokens) or train.microBatchTokens, ` +
+    `or use a machine with more memory (MARFT_MEMORY_LIMIT_MB=off skips the embedded engine's check)`;
+}

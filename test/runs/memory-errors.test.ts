@@ -20,6 +20,7 @@ test('each engine\'s out-of-memory report becomes the step\'s one-line MemoryExh
     'torch engine: torch.OutOfMemoryError: CUDA out of memory.',
     "torch engine: [enforce fail at alloc_cpu.cpp:117] data. DefaultCPUAllocator: can't allocate memory: you tried to allocate 1099511627776 bytes.",
     'torch engine: MemoryError',
+    "out of memory, foreseen: the sampling batch's key/value cache needs 9,000 MB (256 sequences × 4,608 positions) and 4,000 MB are available",
   ];
   for (const report of reports) {
     const err = await guardedStep(4, config, engine, trainables, async () => { throw new RangeError(report); }).then(() => null, (e: unknown) => e);

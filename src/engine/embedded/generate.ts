@@ -7,6 +7,7 @@ import type { DecoderModel } from './model.ts';
 import type { LoraAdapter } from './lora.ts';
 import type { SeqSpan } from './decoder-layer.ts';
 import { KvCache } from './kv-cache.ts';
+import { reserveMemory } from './memory-budget.ts';
 import { sgemm } from './gemm.ts';
 import { releaseBuffers, takeBuffer } from './buffer-pool.ts';
 import { outputMatrix } from './weights.ts';
@@ -48,6 +49,8 @@ export function generate(
   if (B === 0 || p.maxNewTokens === 0) return results;
   const maxPrompt = Math.max(...prompts.map((x) => x.length));
   const maxCtx = Math.min(cfg.maxPositionEmbeddings, maxPrompt + p.maxNewTokens);
+  const floatsPerPosition = 2 * cfg.numHiddenLayers * cfg.numKeyValueHeads * cfg.headDim;
+  reserveMemory('the sampling batch\'s key/value cache', 4 * B * maxCtx * floatsPerPosition, `${B} sequences × ${maxCtx} positions`);
   const cache = new KvCache(cfg, B, maxCtx);
   const rngs = prompts.map((_, i) => Rng.derive(p.seed, i));
   const stopIds = new Set(p.stopTokenIds);

@@ -2,6 +2,7 @@
 // For request b, scored token k (k = 0 … len − scoreFrom − 1) is tokens[scoreFrom + k], predicted from
 // hidden row (scoreFrom − 1 + k); the value at the same row is the value of the state before it
 // (types.ts, ScoreRequest). The last token of a request is never an input, so it is not forwarded.
+import { reserveMemory } from './memory-budget.ts';
 import type { ScoreRequest } from '../types.ts';
 import type { SeqSpan } from './decoder-layer.ts';
 import { sgemm } from './gemm.ts';
@@ -90,6 +91,7 @@ export interface LmHeadPass {
 /** Per-token log-probs of the targets at the scored rows under softmax(logits / temperature). */
 export function lmHeadForward(sel: Float32Array, M: number, H: number, Wout: Param, targets: Int32Array, temperature: number): LmHeadPass {
   const V = Wout.shape[0]!;
+  reserveMemory('a micro-batch\'s logits', 4 * M * V, `${M} scored tokens × ${V} vocabulary entries`);
   const logits = takeBuffer(M * V);
   sgemm(false, true, M, V, H, 1, sel, 0, H, Wout.data, 0, H, 0, logits, 0, V);
   const logprobs = sharedFloats(M);
