@@ -41,6 +41,12 @@ export function planFor(config: MarftConfig, task: Task): AlgorithmPlan {
   }
   const mismatch = samplerMismatchRefusal(config, plan);
   if (mismatch) throw new ConfigError(mismatch);
+  if (config.advantage.baseline === 'exact') {
+    if (!task.exactValues) throw new ConfigError(`advantage.baseline: exact needs a task that can value its states exactly (Task.exactValues: relay-game); task '${config.task.name}' cannot, use critic or batch-mean`);
+    if (plan.critics === null || plan.level !== 'action') throw new ConfigError(`advantage.baseline: exact replaces the critic's values at the action level; ${config.algorithm} ${plan.critics === null ? 'has no critic' : 'credits tokens'}`);
+    const { temperature, topP, topK } = config.rollout;
+    if (!(temperature > 0) || topP < 1 || topK > 0) throw new ConfigError(`advantage.baseline: exact enumerates the policies' full sampling distribution: it needs rollout.temperature > 0, rollout.topP 1 and rollout.topK 0 (got ${temperature}, ${topP}, ${topK})`);
+  }
   if (config.actor.agentByAgent && new Set(Object.values(plan.policies)).size < task.agents.length) {
     throw new ConfigError('actor.agentByAgent: cannot be combined with policy.parameterSharing (one shared adapter has no agents to take turns; set parameterSharing: false)');
   }

@@ -102,8 +102,15 @@ export function assignCredit(actions: TrainAction[], episodes: Episode[], plan: 
   return estimatorOf(plan.advantage).assign(actions, { episodes, plan, config, ...(task ? { task } : {}), ...(teacher ? { teacher } : {}) });
 }
 
-/** Whitens the advantages over every unit of the given actions (App. B): the trainer passes the units being updated. */
-export function normaliseAdvantages(actions: TrainAction[]): void {
+/**
+ * Whitens the advantages over every unit of the given actions (App. B): the trainer passes the units
+ * being updated. by 'position': each agent position's units apart (advantage.whitenBy).
+ */
+export function normaliseAdvantages(actions: TrainAction[], by: 'batch' | 'position' = 'batch'): void {
+  if (by === 'position') {
+    for (const pos of new Set(actions.map((a) => a.agentIndex))) normaliseAdvantages(actions.filter((a) => a.agentIndex === pos));
+    return;
+  }
   const flat: number[] = [];
   for (const a of actions) for (const x of a.advantages_K) flat.push(x);
   const z = normaliseBatch(flat);

@@ -20,6 +20,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Engine, SamplingEngine, ValueHeadSpec } from '../engine/types.ts';
+import type { ActionRecord, Episode } from '../workflow/trajectory.ts';
 import type { MarftConfig } from '../config/schema.ts';
 import { deriveSeed } from '../core/rng.ts';
 import { stderrNotice, type Notice } from '../core/notice.ts';
@@ -152,6 +153,35 @@ function replaceValuesByMean(actions: TrainAction[]): void {
   for (const a of actions) a.values_K = new Float32Array(a.values_K.length).fill(m);
 }
 
+/**
+ * The task's exact value of each action's state (Task.exactValues), in the credit chain's units
+ * (× α·reward scale: the chain's rewards are the team outcome scaled so); null when the task
+ * cannot value them under this sampling.
+ */
+async function exactValuesOf(run: RunContext, episodes: Episode[], actions: TrainAction[], request: RolloutRequest, units: number): Promise<Map<TrainAction, number> | null> {
+  const values = await run.task.exactValues!(run.engine, episodes, { policies: request.policies, sampling: request.sampling, view: run.plan.criticInput });
+  if (!values) return null;
+  const byRecord = new Map<ActionRecord, number>();
+  episodes.forEach((ep, e) => ep.actions.forEach((r, i) => byRecord.set(r, values[e]![i]! * units)));
+  const out = new Map<TrainAction, number>();
+  for (const a of actions) {
+    const v = byRecord.get(a.record);
+    if (v === undefined) throw new Error(`task '${run.config.task.name}': exactValues gave no value for an action of episode ${a.episode}`);
+    out.set(a, v);
+  }
+  return out;
+}
+
+/** The learned critic against the exact values: explained_variance_exact, overall and per agent position. */
+function exactValueMetrics(actions: TrainAction[], exact: Map<TrainAction, number>): StepMetrics {
+  const m: StepMetrics = { step: -1 };
+  const ev = (of: TrainAction[]) => finiteOrNull(explainedVariance(of.map((a) => a.values_K[0]!), of.map((a) => exact.get(a)!)));
+  m.explained_variance_exact = ev(actions);
+  for (const pos of [...new Set(actions.map((a) => a.agentIndex))].sort((a, b) => a - b)) m[`explained_variance_exact/pos${pos}`] = ev(actions.filter((a) => a.agentIndex === pos));
+  delete (m as Partial<StepMetrics>).step;
+  return m;
+}
+
 /** The rollout request of step `step`: the same for every plan, whichever rollout answers it. */
 function rolloutRequest(config: MarftConfig, plan: AlgorithmPlan, step: number, seed: number): RolloutRequest {
   const { rollout } = config;
@@ -197,15 +227,22 @@ async function trainStep(run: RunContext, step: number, state: TrainerState): Pr
   m.response_length_mean = mean(actions.map((a) => a.length));
 
   let next = state;
+  let rewardScale = 1;
   if (plan.scaleRewards) {
     const scaled = scaleRewards(actions, plan, state.rewardMoments);
     next = { ...state, rewardMoments: scaled.moments };
-    m.reward_scale = scaled.scale;
+    m.reward_scale = rewardScale = scaled.scale;
   }
   const hasCritic = plan.critics !== null;
   if (hasCritic) {
     await fillValues(engine, actions, plan.level, train.microBatchTokens);
+    const exact = task.exactValues ? await exactValuesOf(run, episodes, actions, request, config.reward.teamWeight * rewardScale) : null;
+    if (exact) Object.assign(m, exactValueMetrics(actions, exact));
     if (config.advantage.baseline === 'batch-mean') replaceValuesByMean(actions);
+    if (config.advantage.baseline === 'exact') {
+      if (!exact) throw new Error(`advantage.baseline: exact: task '${config.task.name}' gave no exact values for this sampling`);
+      for (const a of actions) a.values_K = Float32Array.of(exact.get(a)!);
+    }
   }
   const creditMetrics = await assignCredit(actions, episodes, plan, config, task, run.teacher);
   if (creditMetrics) Object.assign(m, creditMetrics);
@@ -249,7 +286,7 @@ async function trainStep(run: RunContext, step: number, state: TrainerState): Pr
       m.flat_group_fraction = flat.groups > 0 ? flat.flat / flat.groups : 0;
       updated = updated.filter((a) => !flat.actions.has(a));
     }
-    if (plan.whitenAdvantages) normaliseAdvantages(updated);
+    if (plan.whitenAdvantages) normaliseAdvantages(updated, config.advantage.whitenBy);
     if (plan.kl && config.actor.klCoef > 0) {
       await forwardActions(engine, { kind: 'base' }, updated, (a) => ({ tokens: a.tokens, scoreFrom: a.scoreFrom }), train.microBatchTokens, rollout.temperature > 0 ? rollout.temperature : 1, (a, lp) => (a.ref_K = lp));
     }

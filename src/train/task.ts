@@ -85,6 +85,17 @@ export interface Task {
   jointRewards?(episode: Episode, actions: readonly JointAction[]): JointRewards;
   rollout(engine: Engine, request: RolloutRequest): Promise<Episode[]>;
   /**
+   * The exact value V^π of the state before each action of `episodes` (per episode, per entry of
+   * its `actions`): the expected team outcome under the policies and sampling that drew them, given
+   * what a critic reading `view` knows (joint: the joint state; own: the acting agent's prompt,
+   * averaged over the states consistent with it). Offered by toy tasks whose states can be
+   * enumerated and whose return is the team outcome alone (relay-game); the trainer logs the learned
+   * critic's explained variance against it (explained_variance_exact) and, with advantage.baseline:
+   * exact, credits with these values in place of the critic's (docs/training.md). null: the states
+   * cannot be valued under this sampling (e.g. a truncated or greedy sampler).
+   */
+  exactValues?(engine: SamplingEngine, episodes: Episode[], request: ExactValuesRequest): Promise<number[][] | null>;
+  /**
    * What records of the task's episodes show beyond token ids (marft eval --output, the samples
    * files; src/runs/episode-samples.ts): the tokenizer that turns an action's tokens into per-token
    * text, each agent's role, and a problem's text by its id. All optional: a task on raw token ids
@@ -99,6 +110,13 @@ export interface Task {
    * (pass@k counts each problem's correct samples over the seeds).
    */
   evaluate(engine: SamplingEngine, request: EvalRequest): Promise<Episode[]>;
+}
+
+/** What Task.exactValues needs besides the episodes: who acted, how they sampled, what the critic sees. */
+export interface ExactValuesRequest {
+  policies: Record<string, string>;
+  sampling: Sampling;
+  view: 'joint' | 'own';
 }
 
 /** What Task.jointRewards reports for a combination: raw, as the environment would. */

@@ -33,6 +33,7 @@ import { policyTarget } from '../../workflow/sampler.ts';
 import type { ActionRecord, Episode } from '../../workflow/trajectory.ts';
 import { sampleParams, secretGame } from './token-play.ts';
 import { hiddenSizeOption, toyDecoder } from './toy-decoder.ts';
+import { relayExactValues } from './relay-exact-values.ts';
 
 export const MIN_RELAY_AGENTS = 2;
 export const MAX_RELAY_AGENTS = 6;
@@ -123,6 +124,12 @@ export function relayGame(options: Options = {}): TaskBundle {
     });
   };
 
-  const task: Task = { agents: names, ...secretGame(K, play) };
+  const shape = { agents: n, symbols: K, noise: o.noise, ...tok, names };
+  const task: Task = {
+    agents: names,
+    ...secretGame(K, play),
+    // criticView 'own' gives the centralised critic each agent's prompt: value what it reads.
+    exactValues: (engine, episodes, request) => relayExactValues(engine, episodes, o.criticView === 'own' ? { ...request, view: 'own' } : request, shape),
+  };
   return { task, vocabSize: tok.vocabSize, buildEngine: async (seed) => toyDecoder(tok.vocabSize, o.hiddenSize, seed) };
 }
