@@ -6,12 +6,14 @@
 // episodes; final score on 2 evaluation seeds at temperature 0.6.
 //
 // Prints one JSON line per run: area (mean training score_mean over the steps), final, the mean of
-// explained_variance/pos<i> over the first and over the last 10 steps, and the greedy code learnt
+// explained_variance/pos<i> (the values credited against the Monte Carlo returns) and of
+// explained_variance_exact/pos<i> (the learned critic against the exact values) over the first and
+// over the last 10 steps, and the greedy code learnt
 // (per secret 0..3: the messages delivered, then the answer, as token ids: 0 BOS, 1–3 the agents'
 // tags, 4–7 the symbols, so secret s is answered right by token 4 + s); then one summary line.
 //   node --import tsx scripts/relay-embedded.ts --algorithm marft-action --critic mlp --seeds 1-5
 //   flags: --algorithm marft-action|ippo  --critic mlp|lora  --seeds A-B or A,B,C  --lambda 0.5
-//          --baseline critic|batch-mean  --steps 40
+//          --baseline critic|batch-mean|exact  --whiten batch|position  --steps 40
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,6 +51,7 @@ const seeds = parseSeeds(flag('seeds', '1-5'));
 const lambda = Number(flag('lambda', '0.5'));
 const baseline = flag('baseline', 'critic');
 const steps = Number(flag('steps', '40'));
+const whitenBy = flag('whiten', 'batch');
 
 // The MLP critic reads the frozen base's last hidden state; the LoRA critic (the paper's) trains its
 // own adapter, with 4 minibatches per step (4 AdamW steps) as the demo's critic that learnt.
@@ -64,7 +67,7 @@ async function runOne(seed: number) {
     config = parseConfig({
       algorithm, seed, task: { name: 'relay-game', options: { agents: AGENTS, symbols: SYMBOLS, noise: 0 } },
       model: { engine: 'embedded' }, policy: { parameterSharing: false, loraRank: 8 },
-      actor: { klCoef: 0, epochs: 4, optim: { lr: 0.002 } }, critic, advantage: { lambda, baseline },
+      actor: { klCoef: 0, epochs: 4, optim: { lr: 0.002 } }, critic, advantage: { lambda, baseline, whitenBy },
       rollout: { batchSize: 64, maxNewTokens: 1 }, train: { steps, checkpointEvery: 100000 }, eval: { seeds: 2 },
     });
   } catch (e) {
@@ -76,7 +79,7 @@ async function runOne(seed: number) {
   try {
     const result = await train({ config, engine, task: bundle.task, runDir: dir, progress: false });
     const scores = result.metrics.map((m) => Number(m.score_mean));
-    const ev = (lines: typeof result.metrics) => Array.from({ length: AGENTS }, (_, p) => mean(lines.map((m) => Number(m[`explained_variance/pos${p}`] ?? NaN))));
+    const ev = (lines: typeof result.metrics, key = 'explained_variance') => Array.from({ length: AGENTS }, (_, p) => mean(lines.map((m) => Number(m[`${key}/pos${p}`] ?? NaN))));
     const final = await evaluatePolicies(engine, bundle.task, config, result.plan.policies);
     // The code learnt, read greedily: one episode per secret (the evaluation's first K are secrets 0..K−1).
     const greedy = await bundle.task.evaluate(engine, { seed: 99, sampling: { temperature: 0, topP: 1, topK: 0, maxNewTokens: 1 }, problems: SYMBOLS, policies: result.plan.policies });
@@ -85,7 +88,8 @@ async function runOne(seed: number) {
       const info = e.info as { delivered: number[]; answer: number };
       return [...info.delivered, info.answer + symbol0];
     });
-    return { algorithm, critic: criticKind, lambda, baseline, seed, area: mean(scores), final: final.score, evFirst10: ev(result.metrics.slice(0, 10)), evLast10: ev(result.metrics.slice(-10)), code, scores };
+    return { algorithm, critic: criticKind, lambda, baseline, seed, area: mean(scores), final: final.score, evFirst10: ev(result.metrics.slice(0, 10)), evLast10: ev(result.metrics.slice(-10)),
+      evExactFirst10: ev(result.metrics.slice(0, 10), 'explained_variance_exact'), evExactLast10: ev(result.metrics.slice(-10), 'explained_variance_exact'), whitenBy, code, scores };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -98,5 +102,6 @@ for (const seed of seeds) {
   runs.push(r);
 }
 const list = (xs: number[]) => `${mean(xs).toFixed(3)} [${xs.map((x) => x.toFixed(3)).join(' ')}]`;
-const evs = (key: 'evFirst10' | 'evLast10') => Array.from({ length: AGENTS }, (_, p) => mean(runs.map((r) => r[key][p]!)).toFixed(2)).join(' / ');
-console.log(`${algorithm}, critic ${criticKind}, λ ${lambda}, baseline ${baseline}, seeds ${seeds.join(',')}: area ${list(runs.map((r) => r.area))}; final ${list(runs.map((r) => r.final))}; explained variance pos0/1/2 first 10 steps ${evs('evFirst10')}, last 10 ${evs('evLast10')}`);
+const evs = (key: 'evFirst10' | 'evLast10' | 'evExactFirst10' | 'evExactLast10') => Array.from({ length: AGENTS }, (_, p) => mean(runs.map((r) => r[key][p]!)).toFixed(2)).join(' / ');
+console.log(`${algorithm}, critic ${criticKind}, λ ${lambda}, baseline ${baseline}, whiten ${whitenBy}, seeds ${seeds.join(',')}: area ${list(runs.map((r) => r.area))}; final ${list(runs.map((r) => r.final))}; ` +
+  `explained variance of the returns pos0/1/2 first 10 steps ${evs('evFirst10')}, last 10 ${evs('evLast10')}; of the exact values (learned critic) first 10 ${evs('evExactFirst10')}, last 10 ${evs('evExactLast10')}`);
