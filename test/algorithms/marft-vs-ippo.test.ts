@@ -67,7 +67,9 @@ test('relay game: IPPO does not depend on λ (each of its chains holds one actio
 // 4 PPO epochs, lr 0.002, 64 episodes a step, a 40-step schedule) stopped after its first 10 steps,
 // where the learning-curve area is decided. The paper's LoRA critic (rank 8, 4 minibatches) values
 // the joint state there; the MLP critic on the frozen base does not yet. Measured mean explained
-// variance over those steps, seeds 1–3: pos0 0.094 (MLP) vs 0.382 (LoRA), pos1 −0.010 vs 0.230.
+// variance of the Monte Carlo returns over those steps, seeds 1–3: pos0 0.011 (MLP) vs 0.129 (LoRA),
+// pos1 −0.012 vs 0.112 (against the λ-returns, the metric before issue 19: 0.094 vs 0.382 and
+// −0.010 vs 0.230).
 // That the better critic did not make MARFT beat IPPO is the documented finding, not asserted here.
 async function embeddedFirstSteps(criticKind: 'mlp' | 'lora', seed: number): Promise<StepMetrics[]> {
   const critic = criticKind === 'lora'
@@ -94,7 +96,7 @@ test('relay game on the embedded engine, 3 agents: over the first 10 steps the L
   const meanEv = (kind: 'mlp' | 'lora', pos: number) => mean(runs[kind].map((m) => mean(m.map((x) => Number(x[`explained_variance/pos${pos}`])))));
   for (const pos of [0, 1]) {
     t.diagnostic(`pos${pos}: MLP ${meanEv('mlp', pos).toFixed(3)}, LoRA ${meanEv('lora', pos).toFixed(3)}`);
-    // Measured gaps 0.288 (pos0) and 0.240 (pos1); 0.1 leaves room for either to more than halve.
-    assert.ok(meanEv('lora', pos) - meanEv('mlp', pos) >= 0.1, `pos${pos}: LoRA ${meanEv('lora', pos).toFixed(3)} vs MLP ${meanEv('mlp', pos).toFixed(3)}`);
+    // Measured gaps 0.118 (pos0) and 0.124 (pos1); 0.05 leaves room for either to more than halve.
+    assert.ok(meanEv('lora', pos) - meanEv('mlp', pos) >= 0.05, `pos${pos}: LoRA ${meanEv('lora', pos).toFixed(3)} vs MLP ${meanEv('mlp', pos).toFixed(3)}`);
   }
 });
