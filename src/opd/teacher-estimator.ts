@@ -130,6 +130,9 @@ function teacherMetrics(rows: { role: string; opd: ArrayLike<number>; role_: Arr
     const key = slug(role);
     m[`a_opd_${key}`] = avg((r) => tokenMean(r.opd));
     m[`a_role_${key}`] = avg((r) => tokenMean(r.role_));
+    // At a response's first token, where a reply commits to what it will do (in the study: which
+    // operator the derivation reduces first), A_role is not diluted by the tokens that follow.
+    m[`a_role_first_${key}`] = avg((r) => (r.role_.length > 0 ? r.role_[0]! : 0));
     m[`teacher_logprob_${key}`] = avg((r) => tokenMean(r.teacher));
     m[`student_logprob_${key}`] = avg((r) => tokenMean(r.student));
     m[`responses_${key}`] = rs.length;

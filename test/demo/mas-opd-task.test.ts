@@ -61,3 +61,21 @@ test('transcripts: students get their own inputs and imperfect replies; the teac
     assert.ok(reply === reasonerText(p, 1) || reply === toolUserText(p, 1), reply);
   }
 });
+
+test('transcripts: with teacherConditions both, each seat is also taught under the other role\'s condition, with that role\'s correct reply', () => {
+  const p = makeProblem(9, '-', 5, '*', 4);
+  const own = teacherBatch(workflow, tokenizer, [p, p], new Rng(5), { wrongOrder: 0.5, verdictRate: 1 });
+  const both = teacherBatch(workflow, tokenizer, [p, p], new Rng(5), { wrongOrder: 0.5, verdictRate: 1 }, 'both');
+  assert.equal(both.length, 2 * own.length);
+  const decode = (r: { tokens: number[]; scoreFrom: number }) => ({ context: tokenizer.decode(r.tokens.slice(0, r.scoreFrom)), reply: tokenizer.decode(r.tokens.slice(r.scoreFrom, -1)) });
+  // Pairs in seat order: the seat's own condition first, then the other's; the reply follows the condition.
+  for (const r of both.map(decode)) {
+    const asToolUser = r.context.includes('You are the Tool-User');
+    const asReasoner = r.context.includes('You are the Reasoner');
+    assert.ok(asToolUser !== asReasoner, r.context);
+    assert.equal(r.reply, asToolUser ? toolUserText(p, 1) : reasonerText(p, 1));
+  }
+  // Every seat is taught under both conditions: each condition appears as often as the other.
+  const conditions = both.map(decode).map((r) => r.context.includes('You are the Tool-User'));
+  assert.equal(conditions.filter(Boolean).length, conditions.length / 2);
+});

@@ -74,7 +74,7 @@ test('the pipeline runs MAS-OPD\'s maths: the reference step\'s adapters within 
   await full.dispose();
   assert.equal(result.metrics.length, 2);
   for (const m of result.metrics) {
-    for (const key of ['a_opd_reasoner', 'a_role_tool_user', 'teacher_logprob_reasoner', 'policy_loss', 'grad_norm_actor', 'importance_weight_mean', 'score_mean']) assert.ok(Number.isFinite(m[key] as number), `${key}: ${m[key]}`);
+    for (const key of ['a_opd_reasoner', 'a_role_tool_user', 'a_role_first_reasoner', 'teacher_logprob_reasoner', 'policy_loss', 'grad_norm_actor', 'importance_weight_mean', 'score_mean']) assert.ok(Number.isFinite(m[key] as number), `${key}: ${m[key]}`);
     assert.equal(m.responses_reasoner, m.responses_tool_user);
     assert.notEqual(m.importance_weight_mean, 1, 'the second minibatch (opd.minibatchSize 1) is importance-weighted');
     assert.equal(m.importance_capped_fraction, 0, 'no ratio reaches actor.behaviourCap, so the cap changes nothing here');
@@ -111,8 +111,9 @@ test('the pipeline runs MAS-OPD\'s maths: the reference step\'s adapters within 
       assert.ok(diff <= 1e-6, `${name} after step ${step}: max |Δ| ${diff}`);
     }
   }
-  // The per-role metrics are the same numbers (names shared with every algorithm's are checked above).
-  const PER_ROLE = /^(a_opd_|a_role_|teacher_logprob_|student_logprob_|responses_|pac_)|^(score_mean|turns_mean)$/;
+  // The per-role metrics are the same numbers (names shared with every algorithm's are checked above;
+  // a_role_first_<role>, A_role at a response's first token, came after the reference).
+  const PER_ROLE = /^(a_opd_|a_role_(?!first_)|teacher_logprob_|student_logprob_|responses_|pac_)|^(score_mean|turns_mean)$/;
   const perRole = (ms: StepMetrics[]) => ms.map((m) => Object.fromEntries(Object.entries(m).filter(([k]) => PER_ROLE.test(k))));
   assert.deepEqual(perRole(result.metrics), perRole(reference.metrics));
   result.metrics.forEach((m, i) => assert.ok(Math.abs((m.grad_norm_actor as number) - (reference.metrics[i]!.grad_norm as number)) <= 1e-5 * Math.max(1, reference.metrics[i]!.grad_norm as number), `grad norm at step ${i}`));

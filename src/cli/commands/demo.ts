@@ -31,7 +31,7 @@ the adapters (PEFT format) and metrics into the run folder, and ends with one JS
                     (about 2.5 times the demo's time)
   --no-ablation     skip those teams (the default)`;
 
-const MAS_OPD_HELP = `usage: marft demo mas-opd [--run-dir DIR] [--seed N] [--quick] [--ablation | --no-ablation] [--runs LIST]
+const MAS_OPD_HELP = `usage: marft demo mas-opd [--run-dir DIR] [--seed N] [--quick] [--ablation | --no-ablation] [--runs LIST] [--teacher-conditions own|both]
 
 Builds two Qwen2-shaped models on this machine: a teacher trained on correct, role-conditioned
 transcripts of the Reasoner–Tool-User pair (verdict lines and what follows them included) and a
@@ -49,7 +49,12 @@ About 5.5 minutes on 2 cores (328 s measured, docs/mas-opd.md).
   --no-ablation     skip them (the default)
   --runs LIST       run exactly these MAS-OPD runs, e.g. full:1,no-ras:0,no-pac:2 (variants full, no-ras,
                     no-pac), on the teacher and base built from --seed: splits the ablation over processes
-                    (two side by side ran its 8 extra runs in 12.5 minutes on 2 cores)`;
+                    (two side by side ran its 8 extra runs in 12.5 minutes on 2 cores)
+  --teacher-conditions own|both
+                    own (default): the teacher learns each seat under its own role's condition; both: also
+                    under the other role's, replying as that role would, so that RAS's contrast pass reads
+                    a context the teacher was trained on (docs/mas-opd.md, "RAS with a teacher that learned
+                    both conditions")`;
 
 function defaultRunDir(prefix = 'demo'): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
@@ -83,7 +88,7 @@ async function runMasOpd(args: string[]): Promise<number> {
     console.log(MAS_OPD_HELP);
     return 0;
   }
-  const parsed = parseArgs(args, { string: ['run-dir', 'seed', 'runs'], boolean: ['quick', 'ablation', 'no-ablation'] });
+  const parsed = parseArgs(args, { string: ['run-dir', 'seed', 'runs', 'teacher-conditions'], boolean: ['quick', 'ablation', 'no-ablation'] });
   if (parsed.positionals.length > 0) throw new UserError(`unexpected argument '${parsed.positionals[0]}' (see marft demo mas-opd --help)`);
   const seed = numberFlag(parsed, 'seed', 0);
   if (!Number.isInteger(seed) || seed < 0) throw new UserError(`--seed must be a non-negative integer, got '${stringFlag(parsed, 'seed')}'`);
@@ -93,11 +98,13 @@ async function runMasOpd(args: string[]): Promise<number> {
   const runsFlag = stringFlag(parsed, 'runs');
   if (runsFlag !== undefined && parsed.flags.has('ablation')) throw new UserError('--runs and --ablation exclude each other (--runs names every run)');
   const runs = runsFlag === undefined ? undefined : parseRuns(runsFlag);
+  const teacherConditions = stringFlag(parsed, 'teacher-conditions') ?? base.teacherConditions;
+  if (teacherConditions !== 'own' && teacherConditions !== 'both') throw new UserError(`--teacher-conditions must be own or both, got '${teacherConditions}'`);
   const runDir = resolve(stringFlag(parsed, 'run-dir') ?? defaultRunDir('mas-opd'));
   if (existsSync(runDir) && readdirSync(runDir).length > 0) throw new UserError(`run directory ${runDir} is not empty; choose another --run-dir`);
 
   console.log(`marft demo mas-opd: run directory ${runDir}`);
-  const result = await runStudy({ runDir, seed, settings: { ...base, ablation, ...(runs ? { runs } : {}) }, log: (line) => console.log(line) });
+  const result = await runStudy({ runDir, seed, settings: { ...base, ablation, teacherConditions, ...(runs ? { runs } : {}) }, log: (line) => console.log(line) });
   console.log(JSON.stringify(studyJson(result)));
   return 0;
 }

@@ -30,7 +30,7 @@ import { studentModelConfig, teacherModelConfig } from './models.ts';
 import { PhraseTokenizer } from './phrase-tokenizer.ts';
 import { DEFAULT_SFT, sft } from './sft.ts';
 import { MAX_REPLY_TOKENS, studyEnv, studyPhrases, studySplit, studyWorkflow } from './study-task.ts';
-import { DEFAULT_NOISE, studentBatch, teacherBatch } from './transcripts.ts';
+import { DEFAULT_NOISE, studentBatch, teacherBatch, type TeacherConditions } from './transcripts.ts';
 
 export interface StudySettings {
   heldOut: number;
@@ -42,6 +42,8 @@ export interface StudySettings {
   ablation: boolean;
   /** Seeds of each variant when ablating (the first is the main run's). */
   ablationSeeds: number;
+  /** The role conditions the teacher learns in each seat (./transcripts.ts); 'own' in the runs of docs/mas-opd.md's first tables. */
+  teacherConditions: TeacherConditions;
   /**
    * Run exactly these MAS-OPD runs, in this order, in place of the default (MAS-OPD at `seed`; with
    * `ablation`, every variant at `ablationSeeds` seeds from `seed`), so one study's runs can be split
@@ -76,7 +78,7 @@ export const STUDY_OPD_SETTINGS: OpdSettings = {
 };
 
 /** The budgets of the runs reported in docs/mas-opd.md (seed 0: 328 s on 2 cores; with `ablation`, 9 MAS-OPD runs of about 1-3 minutes each). */
-export const FULL_STUDY: StudySettings = { heldOut: 200, teacherSteps: 300, studentSteps: 200, episodesPerStep: 16, opd: STUDY_OPD_SETTINGS, ablation: false, ablationSeeds: 3 };
+export const FULL_STUDY: StudySettings = { heldOut: 200, teacherSteps: 300, studentSteps: 200, episodesPerStep: 16, opd: STUDY_OPD_SETTINGS, ablation: false, ablationSeeds: 3, teacherConditions: 'own' };
 /** For tests: the same pipeline with small budgets. */
 export const QUICK_STUDY: StudySettings = { ...FULL_STUDY, heldOut: 60, teacherSteps: 60, studentSteps: 40, episodesPerStep: 8, opd: { ...STUDY_OPD_SETTINGS, steps: 2, batchSize: 8, minibatchSize: 4 } };
 
@@ -144,9 +146,9 @@ export async function runStudy(options: { runDir: string; seed: number; settings
   const teacher = createEngine(teacherConfig, { seed: deriveSeed(seed, 11) });
   const student = createEngine(studentConfig, { seed: deriveSeed(seed, 12) });
   try {
-    log(`training the teacher on correct, role-conditioned transcripts: ${settings.teacherSteps} steps`);
+    log(`training the teacher on correct, role-conditioned transcripts${settings.teacherConditions === 'both' ? ', each seat under both roles\' conditions' : ''}: ${settings.teacherSteps} steps`);
     const tRng = new Rng(deriveSeed(seed, 21));
-    const tLoss = await sft(teacher, () => teacherBatch(workflow, tokenizer, draw(tRng), tRng, DEFAULT_NOISE), { ...DEFAULT_SFT, steps: settings.teacherSteps }, progress('teacher', settings.teacherSteps));
+    const tLoss = await sft(teacher, () => teacherBatch(workflow, tokenizer, draw(tRng), tRng, DEFAULT_NOISE, settings.teacherConditions), { ...DEFAULT_SFT, steps: settings.teacherSteps }, progress('teacher', settings.teacherSteps));
     log(`training the students' base on imperfect transcripts: ${settings.studentSteps} steps`);
     const sRng = new Rng(deriveSeed(seed, 22));
     const sLoss = await sft(student, () => studentBatch(workflow, tokenizer, draw(sRng), sRng, DEFAULT_NOISE), { ...DEFAULT_SFT, steps: settings.studentSteps }, progress('student', settings.studentSteps));
@@ -195,7 +197,7 @@ export async function runStudy(options: { runDir: string; seed: number; settings
         onStep: (m) => {
           const n = Number(m.step) + 1;
           if (n === 1 || n % 10 === 0 || n === s.steps) {
-            log(`  step ${String(n).padStart(3)}/${s.steps}  rollout accuracy ${Number(m.score_mean).toFixed(3)}  A_OPD reasoner ${Number(m.a_opd_reasoner).toFixed(3)} tool-user ${Number(m.a_opd_tool_user).toFixed(3)}  A_role ${Number(m.a_role_reasoner).toFixed(2)}/${Number(m.a_role_tool_user).toFixed(2)}  ${Number(m.step_time_s).toFixed(1)} s/step`);
+            log(`  step ${String(n).padStart(3)}/${s.steps}  rollout accuracy ${Number(m.score_mean).toFixed(3)}  A_OPD reasoner ${Number(m.a_opd_reasoner).toFixed(3)} tool-user ${Number(m.a_opd_tool_user).toFixed(3)}  A_role ${Number(m.a_role_reasoner).toFixed(2)}/${Number(m.a_role_tool_user).toFixed(2)} (first token ${Number(m.a_role_first_reasoner).toFixed(2)}/${Number(m.a_role_first_tool_user).toFixed(2)})  ${Number(m.step_time_s).toFixed(1)} s/step`);
           }
         },
       });

@@ -74,14 +74,25 @@ export function studentBatch(workflow: Workflow, tokenizer: Tokenizer, problems:
   return problems.flatMap((p) => simulateEpisode(workflow, p, rng, noise).flatMap((turn) => turn.inputs.map((m, k) => sequence(tokenizer, m, turn.given[k]!))));
 }
 
-/** Teacher's pretraining batch: every turn's teacher context and the correct reply, both roles. */
-export function teacherBatch(workflow: Workflow, tokenizer: Tokenizer, problems: Problem[], rng: Rng, noise: TranscriptNoise): ScoreRequest[] {
+/**
+ * Which role conditions the teacher learns in each seat: 'own', the seat's role only (each agent's
+ * input with its own condition); 'both', also the other role's condition in that seat, followed by
+ * what the other role would correctly reply there (the Reasoner's input under the Tool-User's
+ * condition: the Tool-User's program). With 'both' RAS's contrast pass, a response scored under
+ * κ(r_i) in r_i's seat, reads a context the teacher was trained on (issue 19).
+ */
+export type TeacherConditions = 'own' | 'both';
+
+/** Teacher's pretraining batch: every turn's teacher context and the correct reply, both roles (and with 'both', each seat under both conditions). */
+export function teacherBatch(workflow: Workflow, tokenizer: Tokenizer, problems: Problem[], rng: Rng, noise: TranscriptNoise, conditions: TeacherConditions = 'own'): ScoreRequest[] {
+  const roles = workflow.agents.map((a) => a.role);
   return problems.flatMap((p) =>
     simulateEpisode(workflow, p, rng, noise).flatMap((turn) => {
       const verdict = turn.verdict !== null && rng.next() < noise.verdictRate ? turn.verdict : null;
-      return turn.inputs.map((m, k) => {
-        const role = workflow.agents[k]!.role;
-        return sequence(tokenizer, teacherMessages(m, conditionText(DEFAULT_ROLE_CONDITIONS, role), verdict, 'first-sentence'), turn.correct[k]!);
+      return turn.inputs.flatMap((m, k) => {
+        const seats = conditions === 'both' ? roles.map((_, j) => j) : [k];
+        // Under the condition of agent j's role, the reply agent j's role would correctly give.
+        return seats.map((j) => sequence(tokenizer, teacherMessages(m, conditionText(DEFAULT_ROLE_CONDITIONS, roles[j]!), verdict, 'first-sentence'), turn.correct[j]!));
       });
     }),
   );
