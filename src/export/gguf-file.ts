@@ -10,11 +10,19 @@ import { fileURLToPath } from 'node:url';
 const repoRoot = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const GGUF_SCRIPT = join(repoRoot, 'scripts/hf-to-gguf.py');
 
-export const defaultGgufPython = (): string => process.env.MARFT_GGUF_PYTHON || join(repoRoot, '.venv-llamacpp/bin/python');
+/**
+ * MARFT_GGUF_PYTHON, else the first of .venv-llamacpp (bash scripts/setup.sh --llamacpp) and
+ * .venv-models (--models or --smollm2) that exists: both carry the gguf package.
+ */
+export function defaultGgufPython(): string {
+  if (process.env.MARFT_GGUF_PYTHON) return process.env.MARFT_GGUF_PYTHON;
+  const candidates = ['.venv-llamacpp/bin/python', '.venv-models/bin/python'].map((p) => join(repoRoot, p));
+  return candidates.find((p) => existsSync(p)) ?? candidates[0]!;
+}
 
 /** Why `python` cannot write GGUF files (missing, or without the gguf package), or null when it can. */
 export function ggufPythonProblem(python: string): string | null {
-  const setup = 'bash scripts/setup.sh --llamacpp makes .venv-llamacpp with it (or name an interpreter with --python or MARFT_GGUF_PYTHON)';
+  const setup = 'bash scripts/setup.sh --models makes .venv-models with it, as --llamacpp makes .venv-llamacpp (or name an interpreter with --python or MARFT_GGUF_PYTHON)';
   if (!existsSync(python)) return `${python} does not exist: writing GGUF needs a Python with the gguf package; ${setup}`;
   const probe = spawnSync(python, ['-c', 'import gguf, numpy'], { encoding: 'utf8' });
   if (probe.status !== 0) return `${python} cannot import gguf and numpy (${(probe.stderr || probe.error?.message || '').trim().split('\n').at(-1)}); ${setup}`;

@@ -5,9 +5,10 @@
 //     (4 prompts × 16 tokens; transformers with PEFT on the unmerged adapter too), log-probs within 1e-4;
 //     the merged weights are W + (alpha/r)·B·A; the tokenizer and chat template come along;
 //   - --gguf: needs a Python with the gguf package; without one the command says so in one line. With one
-//     (.venv-llamacpp, or MARFT_GGUF_PYTHON) the GGUF's tensors read back as the merged folder's; with
-//     llama.cpp built (.venv-llamacpp) its server decodes the same greedy tokens. Both skip otherwise,
-//     naming what they need: CI builds neither;
+//     (.venv-models or .venv-llamacpp, or MARFT_GGUF_PYTHON) the GGUF's tensors read back as the merged
+//     folder's, and transformers' GGUF loader (.venv-models, which CI makes) decodes the same greedy
+//     tokens from it; with llama.cpp built (.venv-llamacpp) its server and its Python bindings do too.
+//     Each skips otherwise, naming what it needs;
 //   - mistakes are one line: an unknown agent, an existing output, a missing flag.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -122,7 +123,7 @@ test('export mistakes are one line each', async () => {
   assertUserError(await runCli({ args: ['export', run.runDir, '--agent', 'planner'] }), /--hf DIR or --gguf FILE is required/, 'no output');
   assertUserError(await runCli({ args: ['export', run.runDir, '--hf', join(dir, 'y')] }), /--agent NAME is required/, 'no agent');
   assertUserError(await runCli({ args: ['export', join(dir, 'nowhere'), '--agent', 'planner', '--hf', join(dir, 'z')] }), /nowhere: no such folder$/, 'no run');
-  assertUserError(await runCli({ args: ['export', run.runDir, '--agent', 'planner', '--gguf', join(dir, 'p.gguf'), '--python', join(dir, 'no-python')] }), /--gguf: .*no-python does not exist: writing GGUF needs a Python with the gguf package; bash scripts\/setup\.sh --llamacpp/, 'no GGUF Python');
+  assertUserError(await runCli({ args: ['export', run.runDir, '--agent', 'planner', '--gguf', join(dir, 'p.gguf'), '--python', join(dir, 'no-python')] }), /--gguf: .*no-python does not exist: writing GGUF needs a Python with the gguf package; bash scripts\/setup\.sh --models/, 'no GGUF Python');
   assert.ok(!existsSync(join(dir, 'x')) && !existsSync(join(dir, 'p.gguf')), 'nothing was written');
 });
 
@@ -143,6 +144,44 @@ test('--gguf writes the merged weights into a float32 GGUF that the gguf package
   assert.equal(read.status, 0, read.stderr);
   const tensors = JSON.parse(read.stdout) as Record<string, number[]>;
   for (const [hf, g] of names) assert.deepEqual(tensors[g], [...merged.get(hf)!.data], g);
+});
+
+// transformers' own GGUF loader (gguf_file=..., as for SmolLM2's file in scripts/gguf-to-hf.py) on the
+// exported GGUF: a reader written apart from marft's writer. Where .venv-models exists (setup.sh --models
+// or --smollm2; CI makes it).
+const modelsPython = join(repoRoot, '.venv-models/bin/python');
+const skipTransformersGguf = existsSync(modelsPython) ? false : `no ${modelsPython}: bash scripts/setup.sh --models makes it`;
+
+test('transformers\' GGUF loader on the exported GGUF decodes the same greedy tokens', { skip: skipTransformersGguf, timeout: 300_000 }, async () => {
+  const gguf = join(dir, 'planner-transformers.gguf');
+  const r = await runCli({ args: ['export', run.runDir, '--agent', 'planner', '--gguf', gguf, '--python', modelsPython] });
+  assert.equal(r.status, 0, r.stderr);
+  const expected = await withAdapter.sample({ kind: 'adapter', name: 'planner' }, prompts, greedy);
+  const code = [
+    'import sys, json, os, torch',
+    'from transformers import AutoModelForCausalLM',
+    // transformers' table of GGUF keys reads no head size for qwen3 (real Qwen3 models have 128, its
+    // default); this model's heads are 16 wide, written as qwen3.attention.key_length as llama.cpp reads it.
+    'from transformers.integrations.ggml import GGUF_CONFIG_MAPPING',
+    "GGUF_CONFIG_MAPPING['qwen3'].setdefault('attention.key_length', 'head_dim')",
+    'path = sys.argv[1]',
+    'spec = json.loads(sys.argv[2])',
+    'model = AutoModelForCausalLM.from_pretrained(os.path.dirname(path), gguf_file=os.path.basename(path), dtype=torch.float32)',
+    'model.eval()',
+    'out = []',
+    'with torch.no_grad():',
+    '    for p in spec["prompts"]:',
+    '        ids = torch.tensor([p])',
+    '        for _ in range(spec["n"]):',
+    '            nxt = int(model(ids).logits[0, -1].argmax())',
+    '            ids = torch.cat([ids, torch.tensor([[nxt]])], dim=1)',
+    '        out.append(ids[0, len(p):].tolist())',
+    'print(json.dumps(out))',
+  ].join('\n');
+  const read = spawnSync(modelsPython, ['-c', code, gguf, JSON.stringify({ prompts, n: greedy.maxNewTokens })], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  assert.equal(read.status, 0, read.stderr);
+  const got = JSON.parse(read.stdout.trim().split('\n').pop()!) as number[][];
+  assert.deepEqual(got, expected.map((x) => x.tokens));
 });
 
 // llama.cpp's own server on the exported GGUF: only where .venv-llamacpp was built (bash scripts/setup.sh
