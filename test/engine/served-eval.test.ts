@@ -57,9 +57,10 @@ test('a served model.engine is refused by marft train (before the run folder is 
   assert.match(e.stderr, /^marft eval: model\.url: model\.engine openai needs the server's OpenAI API root, e.g\. http:\/\/127\.0\.0\.1:8000\/v1\n$/);
 });
 
-// Two seeds at temperature 0 (equal by construction, and each must equal the embedded engine's), three
+// Two seeds at temperature 0 (equal by construction, and each must equal the embedded engine's; the
+// example decodes by the MAS-OPD protocol, which refuses another temperature: protocol custom here), three
 // held-out problems, generations cut short.
-const budget = ['eval.temperature=0', 'eval.seeds=2', 'eval.problems=3', 'rollout.maxNewTokens=24'];
+const budget = ['eval.protocol=custom', 'eval.temperature=0', 'eval.seeds=2', 'eval.problems=3', 'rollout.maxNewTokens=24'];
 
 async function evalBase(sets: string[]): Promise<{ score: number; perSeed: number[]; problems: number; base: boolean }> {
   const r = await runCli({ args: ['eval', example, '--base', ...[`model.path=${model}`, ...budget, ...sets].flatMap((s) => ['--set', s])], cwd: repoRoot });
