@@ -208,3 +208,14 @@ test('a worker that fails is reported, and the engine goes on with OpenBLAS thre
   blasSgemm(false, false, 128, 96, 64, 1, A, 0, 64, B, 0, 96, 0, D, 0, 96);
   assertBitEqual(C, D, 'product after the fallback');
 });
+
+test('a process that ends while its workers start waits for them (a worker ended inside koffi\'s start aborts the process)', { skip: poolThreads() < 2 && 'one thread: no workers' }, async () => {
+  const { spawnSync } = await import('node:child_process');
+  // The pool is started and the script ends at once: the event loop empties while the workers load.
+  const script = "import('./src/engine/embedded/thread-pool.ts').then((m) => { m.poolThreads(); process.on('exit', () => console.log(JSON.stringify({ ready: m.workersReady() }))); })";
+  for (let i = 0; i < 3; i++) {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8', cwd: new URL('../..', import.meta.url).pathname, env: { ...process.env, MARFT_THREADS: '2' } });
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout.trim().split('\n').pop()!), { ready: true });
+  }
+});

@@ -2,7 +2,7 @@
 // are left (pool-protocol.ts), counts each one finished, and waits again. It works on the calling thread's
 // buffers through its own views of the same shared memory, and allocates none of its own beyond
 // small temporaries: its SIMD scratch region and its attention score areas are lent to it.
-import { receiveMessageOnPort, workerData } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { attachWorkerKernels } from './wasm/simd.ts';
@@ -11,7 +11,7 @@ import { useScoreScratch } from './kernels/attention.ts';
 import { decodeAttention } from './attention-jobs.ts';
 import { decodeGemm } from './gemm-job.ts';
 import { decodeRows } from './row-jobs.ts';
-import type { BufferMessage, WorkerData } from './thread-pool.ts';
+import { WORKER_STARTED, type BufferMessage, type WorkerData } from './thread-pool.ts';
 import {
   claimItem, CTRL_COMPLETED, CTRL_FAILED, CTRL_JOB, CTRL_KIND, CTRL_MESSAGE_BYTES, CTRL_READY, CTRL_SCRATCH, CTRL_SLEEPING, CTRL_VERSION,
   JobKind, JobReader, SCRATCH_SLOT, WASM_MEMORY_ID, type DecodedJob,
@@ -117,9 +117,13 @@ try {
 } catch (e) {
   fail(e);
 }
+// The main thread holds this thread's handle until it has started, or failed to (thread-pool.ts: a
+// process that ends while a worker still loads its native modules aborts), then lets it go.
+if (!started) parentPort?.postMessage(WORKER_STARTED);
 if (started) {
   let seen = Atomics.load(ctrl, CTRL_JOB);
   Atomics.add(ctrl, CTRL_READY, 1);
+  parentPort?.postMessage(WORKER_STARTED);
   for (;;) {
     seen = awaitJob(seen);
     let running = false;

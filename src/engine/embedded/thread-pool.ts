@@ -60,6 +60,11 @@ export interface WorkerData {
   nativeBlas: boolean;
 }
 
+/** The longest a worker that has not started holds the process open (a worker stuck in its start is given up). */
+const START_HOLD_MS = 60_000;
+/** What a worker posts once it has started (./pool-worker.ts). */
+export const WORKER_STARTED = 'marft-pool-worker-started';
+
 /** Messages on a worker's port: a buffer it will be sent jobs over, or one it may forget. */
 export type BufferMessage = { add: number; buffer: SharedArrayBuffer } | { drop: number };
 
@@ -105,7 +110,18 @@ class ThreadPool {
       // No inherited node flags: the entry registers what it needs, and some flags of the main thread
       // (--input-type for `node -e`) stop a worker from starting at all.
       const worker = new Worker(entry, { workerData: data, transferList: [port2], execArgv: [] });
-      worker.unref(); // idle workers must not keep the process alive
+      // Idle workers must not keep the process alive, but one still starting must: a process that
+      // ends (its event loop empty) terminates its workers, and a worker terminated while it loads
+      // koffi's native module aborts the whole process (koffi's initialisation throws in a thread
+      // that can no longer run JavaScript, and Node's napi_throw fails: "FATAL ERROR:
+      // Error::ThrowAsJavaScriptException napi_throw", SIGABRT). Seen under load, where a short command
+      // (an evaluation of 0.6 s) finished before its workers had started. So the handle is held until
+      // the worker says it started (or failed, or exited), at most START_HOLD_MS.
+      const release = (): void => void worker.unref();
+      // Only the worker's own word: a loader registered in the worker (tsx) may post messages too.
+      worker.on('message', (m: unknown) => { if (m === WORKER_STARTED) release(); });
+      worker.once('exit', release);
+      setTimeout(release, START_HOLD_MS).unref();
       // Errors inside jobs come through the control block; this catches a worker that could not start.
       worker.on('error', (e) => { this.startError ??= `worker ${w}: ${e.message}`; });
       port1.unref();
