@@ -15,7 +15,7 @@ import { swigluBackwardRows, swigluForwardRows, tokenLogprobsBackwardRows, token
 import { swigluBackward, swigluForward } from '../../src/engine/embedded/kernels/swiglu.ts';
 import { tokenLogprobs, tokenLogprobsBackward } from '../../src/engine/embedded/kernels/log-softmax.ts';
 import { takeBuffer } from '../../src/engine/embedded/buffer-pool.ts';
-import { sharedFloats, sharedInts } from '../../src/engine/shared-memory.ts';
+import { sharedFloats, sharedInts } from '../../src/engine/shareable-arrays.ts';
 import { JobKind, type PoolJob } from '../../src/engine/embedded/pool-protocol.ts';
 import { SIMD_SCRATCH_BYTES } from '../../src/engine/embedded/wasm/simd.ts';
 import { setFlagsFromString } from 'node:v8';

@@ -6,7 +6,7 @@
 // consumed each layer) and come out again, same size class, for the next pass.
 //
 // Buffers come first from the WebAssembly arena (wasm/arena.ts), where the SIMD kernels work on
-// them without copying; when the arena is full or off, from shared arrays (shared-memory.ts) kept in
+// them without copying; when the arena is full or off, from shared arrays (shareable-arrays.ts) kept in
 // the pool below. Either way the worker threads (thread-pool.ts) can use them.
 //
 // A buffer from takeBuffer has unspecified contents: every caller overwrites all of it before
@@ -17,7 +17,7 @@ const MIN_POOLED_LENGTH = 1 << 14;
 
 import { simdKernels } from './wasm/simd.ts';
 import { sizeClassBytes } from './wasm/arena.ts';
-import { sharedFloats } from '../shared-memory.ts';
+import { sharedFloats } from '../shareable-arrays.ts';
 
 // Outside the arena: SharedArrayBuffers in the arena's size classes, reused from pass to pass (a
 // request takes a free one of its class, or the smallest free one up to twice its size). They are

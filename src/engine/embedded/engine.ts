@@ -19,7 +19,7 @@ import { adamwStep, newAdamState } from './adamw.ts';
 import { readAdamState, writeAdamState, type AdamState } from '../hf/optimizer-state-file.ts';
 import { generate } from './generate.ts';
 import { param, type Param } from './param.ts';
-import { sharedFloats } from '../shared-memory.ts';
+import { sharedFloats } from '../shareable-arrays.ts';
 import { saveBaseDir } from './engine-io.ts';
 import { loadAdapterDir, loadCriticDir, saveAdapterDir, saveCriticDir } from '../hf/trainable-folders.ts';
 

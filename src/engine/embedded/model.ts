@@ -5,7 +5,7 @@ import type { BaseWeights } from './weights.ts';
 import type { LoraAdapter } from './lora.ts';
 import { createLayerWorkspace, layerBackward, layerForward, prepareLayerGrads, releaseLayerActs, releaseLayerWorkspace, type LayerActs, type PassSetup, type SeqSpan } from './decoder-layer.ts';
 import { releaseBuffers, takeBuffer } from './buffer-pool.ts';
-import { sharedFloats } from '../shared-memory.ts';
+import { sharedFloats } from '../shareable-arrays.ts';
 import { rmsnormBackward, rmsnormForward } from './kernels/rmsnorm.ts';
 import { RopeTable } from './kernels/rope.ts';
 import type { KvCache } from './kv-cache.ts';

@@ -1,6 +1,6 @@
 // A trainable tensor: its values, its gradient (allocated only while it is being trained), its shape.
 // Both live in shared memory, so that products over them can be split across threads (thread-pool.ts).
-import { sharedFloats, toShared } from '../shared-memory.ts';
+import { sharedFloats, toShared } from '../shareable-arrays.ts';
 export interface Param {
   shape: number[];
   data: Float32Array;

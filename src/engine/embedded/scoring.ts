@@ -6,7 +6,7 @@ import { reserveMemory } from './memory-budget.ts';
 import type { ScoreRequest } from '../types.ts';
 import type { SeqSpan } from './decoder-layer.ts';
 import { sgemm } from './gemm.ts';
-import { sharedFloats, sharedInts } from '../shared-memory.ts';
+import { sharedFloats, sharedInts } from '../shareable-arrays.ts';
 import { tokenLogprobsBackwardRows, tokenLogprobsRows } from './row-jobs.ts';
 import type { Param } from './param.ts';
 import { ensureGrad } from './param.ts';

@@ -25,7 +25,7 @@
 // process's first pass) used to round differently from the same products in every later pass
 // (docs/engine.md, "Determinism inside one process"; test/engine/determinism.test.ts).
 //
-// Buffers: a worker sees only shared memory (shared-memory.ts). The WebAssembly memory is handed to
+// Buffers: a worker sees only shared memory (shareable-arrays.ts). The WebAssembly memory is handed to
 // it at start; any other SharedArrayBuffer is sent once, the first time a job uses it, and forgotten
 // once the calling thread has dropped it. A job with an unshared operand runs in the calling thread.
 // Synchronisation is through a shared control block and Atomics (pool-protocol.ts), not messages: the

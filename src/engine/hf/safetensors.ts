@@ -10,7 +10,7 @@
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, renameSync, unlinkSync, writeSync, fsyncSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { endianness } from 'node:os';
-import { sharedFloats } from '../shared-memory.ts';
+import { sharedFloats } from '../shareable-arrays.ts';
 
 export interface HostTensor {
   shape: number[];
