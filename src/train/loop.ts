@@ -172,14 +172,11 @@ async function exactValuesOf(run: RunContext, episodes: Episode[], actions: Trai
   return out;
 }
 
-/** The learned critic against the exact values: explained_variance_exact, overall and per agent position. */
-function exactValueMetrics(actions: TrainAction[], exact: Map<TrainAction, number>): StepMetrics {
-  const m: StepMetrics = { step: -1 };
+/** The learned critic against the exact values, into the step's metrics: explained_variance_exact, overall and per agent position. */
+function recordExactValueMetrics(m: StepMetrics, actions: TrainAction[], exact: Map<TrainAction, number>): void {
   const ev = (of: TrainAction[]) => finiteOrNull(explainedVariance(of.map((a) => a.values_K[0]!), of.map((a) => exact.get(a)!)));
   m.explained_variance_exact = ev(actions);
   for (const pos of [...new Set(actions.map((a) => a.agentIndex))].sort((a, b) => a - b)) m[`explained_variance_exact/pos${pos}`] = ev(actions.filter((a) => a.agentIndex === pos));
-  delete (m as Partial<StepMetrics>).step;
-  return m;
 }
 
 /** The rollout request of step `step`: the same for every plan, whichever rollout answers it. */
@@ -237,7 +234,7 @@ async function trainStep(run: RunContext, step: number, state: TrainerState): Pr
   if (hasCritic) {
     await fillValues(engine, actions, plan.level, train.microBatchTokens);
     const exact = task.exactValues ? await exactValuesOf(run, episodes, actions, request, config.reward.teamWeight * rewardScale) : null;
-    if (exact) Object.assign(m, exactValueMetrics(actions, exact));
+    if (exact) recordExactValueMetrics(m, actions, exact);
     if (config.advantage.baseline === 'batch-mean') replaceValuesByMean(actions);
     if (config.advantage.baseline === 'exact') {
       if (!exact) throw new Error(`advantage.baseline: exact: task '${config.task.name}' gave no exact values for this sampling`);

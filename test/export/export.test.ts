@@ -146,6 +146,15 @@ test('--gguf writes the merged weights into a float32 GGUF that the gguf package
   for (const [hf, g] of names) assert.deepEqual(tensors[g], [...merged.get(hf)!.data], g);
 });
 
+/** Exports the planner to DIR/NAME as GGUF (with `extra` flags), and the embedded engine's greedy tokens a reader of it must decode. */
+async function exportedGguf(name: string, extra: string[] = []): Promise<{ gguf: string; expected: number[][] }> {
+  const gguf = join(dir, name);
+  const r = await runCli({ args: ['export', run.runDir, '--agent', 'planner', '--gguf', gguf, ...extra] });
+  assert.equal(r.status, 0, r.stderr);
+  const expected = await withAdapter.sample({ kind: 'adapter', name: 'planner' }, prompts, greedy);
+  return { gguf, expected: expected.map((x) => x.tokens) };
+}
+
 // transformers' own GGUF loader (gguf_file=..., as for SmolLM2's file in scripts/gguf-to-hf.py) on the
 // exported GGUF: a reader written apart from marft's writer. Where .venv-models exists (setup.sh --models
 // or --smollm2; CI makes it).
@@ -153,10 +162,7 @@ const modelsPython = join(repoRoot, '.venv-models/bin/python');
 const skipTransformersGguf = existsSync(modelsPython) ? false : `no ${modelsPython}: bash scripts/setup.sh --models makes it`;
 
 test('transformers\' GGUF loader on the exported GGUF decodes the same greedy tokens', { skip: skipTransformersGguf, timeout: 300_000 }, async () => {
-  const gguf = join(dir, 'planner-transformers.gguf');
-  const r = await runCli({ args: ['export', run.runDir, '--agent', 'planner', '--gguf', gguf, '--python', modelsPython] });
-  assert.equal(r.status, 0, r.stderr);
-  const expected = await withAdapter.sample({ kind: 'adapter', name: 'planner' }, prompts, greedy);
+  const { gguf, expected } = await exportedGguf('planner-transformers.gguf', ['--python', modelsPython]);
   const code = [
     'import sys, json, os, torch',
     'from transformers import AutoModelForCausalLM',
@@ -181,7 +187,7 @@ test('transformers\' GGUF loader on the exported GGUF decodes the same greedy to
   const read = spawnSync(modelsPython, ['-c', code, gguf, JSON.stringify({ prompts, n: greedy.maxNewTokens })], { encoding: 'utf8', maxBuffer: 1 << 26 });
   assert.equal(read.status, 0, read.stderr);
   const got = JSON.parse(read.stdout.trim().split('\n').pop()!) as number[][];
-  assert.deepEqual(got, expected.map((x) => x.tokens));
+  assert.deepEqual(got, expected);
 });
 
 // llama.cpp's own server on the exported GGUF: only where .venv-llamacpp was built (bash scripts/setup.sh
@@ -190,10 +196,7 @@ const llamaServer = join(repoRoot, '.venv-llamacpp/bin/llama-server');
 const skipLlama = existsSync(llamaServer) ? false : `no ${llamaServer}: bash scripts/setup.sh --llamacpp builds llama.cpp for this check`;
 
 test('llama.cpp\'s server on the exported GGUF decodes the same greedy tokens', { skip: skipLlama, timeout: 300_000 }, async () => {
-  const gguf = join(dir, 'planner.gguf');
-  const r = await runCli({ args: ['export', run.runDir, '--agent', 'planner', '--gguf', gguf] });
-  assert.equal(r.status, 0, r.stderr);
-  const expected = await withAdapter.sample({ kind: 'adapter', name: 'planner' }, prompts, greedy);
+  const { gguf, expected } = await exportedGguf('planner.gguf');
   const port = await freePort();
   // float32 KV cache, no flash attention: llama.cpp's defaults move its log-probs away (test/engine/openai-llamacpp.test.ts).
   const child = spawn(llamaServer, ['-m', gguf, '--alias', 'planner', '--host', '127.0.0.1', '--port', String(port), '-c', '2048', '-t', '1', '-np', '1', '--cache-type-k', 'f32', '--cache-type-v', 'f32', '-fa', 'off'], { stdio: 'ignore' });
@@ -210,7 +213,7 @@ test('llama.cpp\'s server on the exported GGUF decodes the same greedy tokens', 
       }
     }
     const got = await engine.sample({ kind: 'base' }, prompts, greedy);
-    assert.deepEqual(got.map((x) => x.tokens), expected.map((x) => x.tokens));
+    assert.deepEqual(got.map((x) => x.tokens), expected);
   } finally {
     child.kill('SIGTERM');
   }
@@ -224,10 +227,7 @@ const skipBindings = existsSync(llamaPython) && spawnSync(llamaPython, ['-c', 'i
   : `no llama_cpp in ${llamaPython}: bash scripts/setup.sh --llamacpp builds it for this check`;
 
 test("llama.cpp (llama-cpp-python) on the exported GGUF decodes the same greedy tokens", { skip: skipBindings, timeout: 300_000 }, async () => {
-  const gguf = join(dir, 'planner-bindings.gguf');
-  const r = await runCli({ args: ['export', run.runDir, '--agent', 'planner', '--gguf', gguf] });
-  assert.equal(r.status, 0, r.stderr);
-  const expected = await withAdapter.sample({ kind: 'adapter', name: 'planner' }, prompts, greedy);
+  const { gguf, expected } = await exportedGguf('planner-bindings.gguf');
   // Greedy decoding of each prompt's token ids, stopping at the same count (and at an end-of-sequence token).
   const code = [
     'import sys, json, llama_cpp',
@@ -247,7 +247,7 @@ test("llama.cpp (llama-cpp-python) on the exported GGUF decodes the same greedy 
   const run2 = spawnSync(llamaPython, ['-c', code, gguf, JSON.stringify(spec)], { encoding: 'utf8', maxBuffer: 1 << 26 });
   assert.equal(run2.status, 0, run2.stderr);
   const got = JSON.parse(run2.stdout.trim().split('\n').pop()!) as number[][];
-  assert.deepEqual(got, expected.map((x) => x.tokens));
+  assert.deepEqual(got, expected);
 });
 
 test('the merged folder also comes from a checkpoint folder given directly (the solver)', async () => {
