@@ -19,6 +19,9 @@ export const CTRL_COMPLETED = 2;
 export const CTRL_FAILED = 3;
 /** Workers started and ready. */
 export const CTRL_READY = 4;
+
+/** What a worker posts to its parent once it has started, or failed to (thread-pool.ts holds its handle until then). */
+export const WORKER_STARTED = 'marft-pool-worker-started';
 /** Workers asleep on CTRL_JOB (the calling thread notifies only when there are some). */
 export const CTRL_SLEEPING = 5;
 export const CTRL_MESSAGE_BYTES = 6;

@@ -11,10 +11,11 @@ import { useScoreScratch } from './kernels/attention.ts';
 import { decodeAttention } from './attention-jobs.ts';
 import { decodeGemm } from './gemm-job.ts';
 import { decodeRows } from './row-jobs.ts';
-import { WORKER_STARTED, type BufferMessage, type WorkerData } from './thread-pool.ts';
+import type { BufferMessage, WorkerData } from './thread-pool.ts';
 import {
   claimItem, CTRL_COMPLETED, CTRL_FAILED, CTRL_JOB, CTRL_KIND, CTRL_MESSAGE_BYTES, CTRL_READY, CTRL_SCRATCH, CTRL_SLEEPING, CTRL_VERSION,
   JobKind, JobReader, SCRATCH_SLOT, WASM_MEMORY_ID, type DecodedJob,
+  WORKER_STARTED,
 } from './pool-protocol.ts';
 
 /** After a job, the worker spins this long for the next one before it sleeps (waking it costs tens of µs). */

@@ -41,6 +41,7 @@ import { releaseBuffers, takeBuffer } from './buffer-pool.ts';
 import {
   claimItem, CTRL_COMPLETED, CTRL_CLAIM, CTRL_FAILED, CTRL_INTS, CTRL_JOB, CTRL_KIND, CTRL_MESSAGE_BYTES, CTRL_READY, CTRL_SCRATCH,
   CTRL_SLEEPING, CTRL_VERSION, JobWriter, MAX_ITEMS, MAX_WORKERS, MESSAGE_BYTES, openClaims, SCRATCH_SLOT, WASM_MEMORY_ID, type PoolJob,
+  WORKER_STARTED,
 } from './pool-protocol.ts';
 
 /** A job whose claimed items make no progress for this long is reported as failed instead of waited on forever. */
@@ -62,8 +63,6 @@ export interface WorkerData {
 
 /** The longest a worker that has not started holds the process open (a worker stuck in its start is given up). */
 const START_HOLD_MS = 60_000;
-/** What a worker posts once it has started (./pool-worker.ts). */
-export const WORKER_STARTED = 'marft-pool-worker-started';
 
 /** Messages on a worker's port: a buffer it will be sent jobs over, or one it may forget. */
 export type BufferMessage = { add: number; buffer: SharedArrayBuffer } | { drop: number };
