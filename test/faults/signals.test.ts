@@ -16,8 +16,8 @@ after(() => rmSync(root, { recursive: true, force: true }));
 
 // About 0.1 s a step on the tabular engine: long enough to be interrupted between checkpoints.
 const config = writeConfig(root, 'run', { steps: 60, batch: 512, every: 7 });
-// A step of a second or more: a second signal lands while the step is in flight.
-const slow = writeConfig(root, 'slow', { steps: 4, batch: 8192, every: 1 });
+// A step of two seconds or more (0.7 s at a batch of 8192 on a loaded 2-core machine): both signals land while it is in flight.
+const slow = writeConfig(root, 'slow', { steps: 4, batch: 32768, every: 1 });
 const reference: Record<string, Record<string, unknown>[]> = {};
 
 before(async () => {
@@ -74,6 +74,13 @@ test('a second request stops at once: the step in flight is lost, no lock or tem
   const trainer = start(['train', slow, '--run-dir', run, '--no-progress']);
   await waitUntil(() => latestStep(run) >= 1, trainer, 'the first checkpoint');
   const at = latestStep(run);
+  // latest.json appears before the trainer has finished its checkpoint's bookkeeping and started the
+  // next step; a first request handled in that gap is a clean stop that can end the process before the
+  // second arrives (seen once in CI: exit 143). So the requests wait until the next step (two seconds or
+  // more) is surely in flight. They are 50 ms apart, not back to back: two signals pending at once are
+  // delivered lowest number first (SIGINT before SIGTERM), which would swap first and second.
+  await new Promise((res) => setTimeout(res, 300));
+  assert.equal(latestStep(run), at, 'a slow step finished within 300 ms: the test needs a longer step');
   trainer.child.kill('SIGTERM');
   await new Promise((res) => setTimeout(res, 50));
   trainer.child.kill('SIGINT');
