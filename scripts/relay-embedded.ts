@@ -14,6 +14,8 @@
 //   node --import tsx scripts/relay-embedded.ts --algorithm marft-action --critic mlp --seeds 1-5
 //   flags: --algorithm marft-action|ippo  --critic mlp|lora  --seeds A-B or A,B,C  --lambda 0.5
 //          --baseline critic|batch-mean|exact  --whiten batch|position  --steps 40
+//          the critic (docs/training.md, "The critic's defaults"): --critic-lr 0.002  --critic-epochs 1
+//          --critic-warmup 0 (steps training only the critic)  --head-init torch|zero
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,12 +54,17 @@ const lambda = Number(flag('lambda', '0.5'));
 const baseline = flag('baseline', 'critic');
 const steps = Number(flag('steps', '40'));
 const whitenBy = flag('whiten', 'batch');
+const criticLr = Number(flag('critic-lr', '0.002'));
+const criticEpochs = Number(flag('critic-epochs', '1'));
+const criticWarmup = Number(flag('critic-warmup', '0'));
+const headInit = flag('head-init', 'torch');
 
 // The MLP critic reads the frozen base's last hidden state; the LoRA critic (the paper's) trains its
 // own adapter, with 4 minibatches per step (4 AdamW steps) as the demo's critic that learnt.
+const criticTraining = { epochs: criticEpochs, warmupSteps: criticWarmup, headInit, optim: { lr: criticLr } };
 const critic = criticKind === 'lora'
-  ? { kind: 'lora-critic', loraRank: 8, minibatches: 4, optim: { lr: 0.002 } }
-  : { kind: 'mlp', mlpHidden: [32], optim: { lr: 0.002 } };
+  ? { kind: 'lora-critic', loraRank: 8, minibatches: 4, ...criticTraining }
+  : { kind: 'mlp', mlpHidden: [32], ...criticTraining };
 
 const mean = (xs: number[]): number => xs.reduce((s, x) => s + x, 0) / xs.length;
 
@@ -88,7 +95,7 @@ async function runOne(seed: number) {
       const info = e.info as { delivered: number[]; answer: number };
       return [...info.delivered, info.answer + symbol0];
     });
-    return { algorithm, critic: criticKind, lambda, baseline, seed, area: mean(scores), final: final.score, evFirst10: ev(result.metrics.slice(0, 10)), evLast10: ev(result.metrics.slice(-10)),
+    return { algorithm, critic: criticKind, criticLr, criticEpochs, criticWarmup, headInit, lambda, baseline, seed, area: mean(scores), final: final.score, evFirst10: ev(result.metrics.slice(0, 10)), evLast10: ev(result.metrics.slice(-10)),
       evExactFirst10: ev(result.metrics.slice(0, 10), 'explained_variance_exact'), evExactLast10: ev(result.metrics.slice(-10), 'explained_variance_exact'), whitenBy, code, scores };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -103,5 +110,5 @@ for (const seed of seeds) {
 }
 const list = (xs: number[]) => `${mean(xs).toFixed(3)} [${xs.map((x) => x.toFixed(3)).join(' ')}]`;
 const evs = (key: 'evFirst10' | 'evLast10' | 'evExactFirst10' | 'evExactLast10') => Array.from({ length: AGENTS }, (_, p) => mean(runs.map((r) => r[key][p]!)).toFixed(2)).join(' / ');
-console.log(`${algorithm}, critic ${criticKind}, λ ${lambda}, baseline ${baseline}, whiten ${whitenBy}, seeds ${seeds.join(',')}: area ${list(runs.map((r) => r.area))}; final ${list(runs.map((r) => r.final))}; ` +
+console.log(`${algorithm}, critic ${criticKind} (lr ${criticLr}, ${criticEpochs} epochs, warm-up ${criticWarmup}, head ${headInit}), λ ${lambda}, baseline ${baseline}, whiten ${whitenBy}, seeds ${seeds.join(',')}: area ${list(runs.map((r) => r.area))}; final ${list(runs.map((r) => r.final))}; ` +
   `explained variance of the returns pos0/1/2 first 10 steps ${evs('evFirst10')}, last 10 ${evs('evLast10')}; of the exact values (learned critic) first 10 ${evs('evExactFirst10')}, last 10 ${evs('evExactLast10')}`);

@@ -85,8 +85,12 @@ export interface Critic<T extends HostTensor = HostTensor> {
   head: ValueHead<T>;
 }
 
-/** A new head, each layer initialised as torch.nn.Linear does (W, b ~ U(−1/√in, 1/√in)). */
-export function createValueHead<T extends HostTensor>(input: number, hidden: number[], seed: number, make: MakeTensor<T>): ValueHead<T> {
+/**
+ * A new head, each layer initialised as torch.nn.Linear does (W, b ~ U(−1/√in, 1/√in)); with
+ * `zeroLastLayer` the last layer is then set to 0 (the other layers' draws are unchanged, so the two
+ * initialisations differ in that layer only).
+ */
+export function createValueHead<T extends HostTensor>(input: number, hidden: number[], seed: number, make: MakeTensor<T>, zeroLastLayer = false): ValueHead<T> {
   const rng = new Rng(seed);
   const widths = [input, ...hidden, 1];
   const layers: DenseLayer<T>[] = [];
@@ -98,16 +102,21 @@ export function createValueHead<T extends HostTensor>(input: number, hidden: num
     fillUniform(rng, b.data, bound);
     layers.push({ W, b });
   }
+  if (zeroLastLayer) {
+    const last = layers[layers.length - 1]!;
+    last.W.data.fill(0);
+    last.b.data.fill(0);
+  }
   return { layers };
 }
 
 /** A new critic: a LoRA critic's adapter from `seed` and its head from seed + 1; an MLP critic's head from `seed`. */
 export function createCritic<T extends HostTensor>(cfg: ModelConfig, spec: ValueHeadSpec, seed: number, make: MakeTensor<T>): Critic<T> {
   if (spec.kind === 'lora-critic') {
-    return { spec, lora: createLora(cfg, spec.lora, seed, make), head: createValueHead(cfg.hiddenSize, [], seed + 1, make) };
+    return { spec, lora: createLora(cfg, spec.lora, seed, make), head: createValueHead(cfg.hiddenSize, [], seed + 1, make, spec.zeroLastLayer) };
   }
   if (spec.hidden.some((h) => !(Number.isInteger(h) && h >= 1))) throw new Error(`MLP value head widths must be positive integers, got [${spec.hidden.join(', ')}]`);
-  return { spec, lora: null, head: createValueHead(cfg.hiddenSize, spec.hidden, seed, make) };
+  return { spec, lora: null, head: createValueHead(cfg.hiddenSize, spec.hidden, seed, make, spec.zeroLastLayer) };
 }
 
 /** U(−bound, bound). */

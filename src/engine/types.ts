@@ -65,9 +65,10 @@ export interface LoraConfig {
  * head hidden→1 (the paper), or the frozen base plus a trainable MLP head hidden→h1→…→1 (the
  * reference code uses [1024, 512]; MAS-OPD's MARFT runs use [64]).
  */
+/** `zeroLastLayer`: the head's last layer starts at weight and bias 0 (every value 0); otherwise as torch.nn.Linear. */
 export type ValueHeadSpec =
-  | { kind: 'lora-critic'; lora: LoraConfig }
-  | { kind: 'mlp'; hidden: number[] };
+  | { kind: 'lora-critic'; lora: LoraConfig; zeroLastLayer?: boolean }
+  | { kind: 'mlp'; hidden: number[]; zeroLastLayer?: boolean };
 
 /** What a forward pass runs through: the frozen base, a policy adapter, or a critic. */
 export type Target =

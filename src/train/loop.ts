@@ -106,9 +106,11 @@ export interface TrainResult {
 }
 
 function criticSpec(config: MarftConfig): ValueHeadSpec {
+  // Only a zero head says so: a critic folder written with the default reads as before.
+  const init = config.critic.headInit === 'zero' ? { zeroLastLayer: true } : {};
   return config.critic.kind === 'mlp'
-    ? { kind: 'mlp', hidden: config.critic.mlpHidden }
-    : { kind: 'lora-critic', lora: { rank: config.critic.loraRank, alpha: config.critic.loraAlpha, targetModules: config.policy.targetModules } };
+    ? { kind: 'mlp', hidden: config.critic.mlpHidden, ...init }
+    : { kind: 'lora-critic', lora: { rank: config.critic.loraRank, alpha: config.critic.loraAlpha, targetModules: config.policy.targetModules }, ...init };
 }
 
 /** Creates the plan's adapters and critics with seeds derived from the run seed. */
