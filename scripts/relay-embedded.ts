@@ -15,7 +15,8 @@
 //   flags: --algorithm marft-action|ippo  --critic mlp|lora  --seeds A-B or A,B,C  --lambda 0.5
 //          --baseline critic|batch-mean|exact  --whiten batch|position  --steps 40
 //          the critic (docs/training.md, "The critic's defaults"): --critic-lr 0.002  --critic-epochs 1
-//          --critic-warmup 0 (steps training only the critic)  --head-init torch|zero
+//          --critic-warmup 0 (steps training only the critic)  --head-init torch|zero (torch: the recorded
+//          setting, though critic.headInit's default is now zero)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -106,7 +106,7 @@ export const configSchema = obj('a MARFT training run', {
     mlpHidden: numbers('hidden sizes of the MLP head (reference code [1024, 512]; MAS-OPD runs [64])', [1024, 512], { min: 1, integer: true, bound: BOUND.width }),
     loraRank: int('rank of the critic adapter', 32, 1, BOUND.rank),
     loraAlpha: num('alpha of the critic adapter', 16, { min: 0, minExclusive: true }),
-    headInit: oneOf('how the value head\'s last layer starts: torch, as torch.nn.Linear initialises it (the reference code); zero, weight and bias 0, so every value starts at 0 and no agent\'s advantage is biased by a random head at step 0 (docs/training.md, "The critic\'s defaults")', ['torch', 'zero'] as const, 'torch'),
+    headInit: oneOf('how the value head\'s last layer starts: zero, weight and bias 0, so every value starts at 0 and no agent\'s advantage carries a random head\'s bias at step 0 (chosen by measurement: docs/training.md, "The critic\'s defaults"); torch, as torch.nn.Linear initialises it (the reference code, and this project before that measurement)', ['torch', 'zero'] as const, 'zero'),
     warmupSteps: int('steps at the start that train only the critic (the actor is frozen)', 0, 0, BOUND.steps),
     valueLoss: oneOf('value regression loss', VALUE_LOSS_KINDS, 'mse'),
     huberDelta: num('Huber δ', 1.0, { min: 0, minExclusive: true }),

@@ -49,7 +49,9 @@ const TRAINER_OVERRIDES = {
   // (the reference code's) explained none of the returns' variance here (its input is the base's
   // last hidden state, which this tiny base never learned to make informative of success); four
   // minibatches per step give the critic four AdamW steps per RL step (App. B: one).
-  critic: { kind: 'lora-critic', loraRank: 8, loraAlpha: 16, minibatches: 4, warmupSteps: 2, valueClip: 0, optim: { lr: 1e-3 } },
+  // headInit torch: the head the demo's measured numbers (docs/demo.md) were taken with, before the
+  // default became a zero head (docs/training.md, "The critic's defaults").
+  critic: { kind: 'lora-critic', loraRank: 8, loraAlpha: 16, minibatches: 4, warmupSteps: 2, valueClip: 0, headInit: 'torch', optim: { lr: 1e-3 } },
   // LoRA on a tiny model takes far larger steps than App. B's 5e-6 for billions of parameters.
   actor: { klCoef: 0.1, optim: { lr: 1e-3, schedule: 'constant', warmupRatio: 0 } },
 };
