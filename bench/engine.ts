@@ -11,6 +11,7 @@
 // --qwen-0.5b instead measures, on our side only, one LoRA training step (4 × 256 tokens) and sampling
 // (prefill of 4 × 32 tokens + 1 token, then 16 tokens) of a model with Qwen2.5-0.5B's shape and random
 // weights, with the peak resident memory.
+// --model DIR measures a real model folder against transformers, PEFT and vLLM (bench/real-model.ts).
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { existsSync } from 'node:fs';
@@ -215,5 +216,7 @@ async function qwen05b(): Promise<void> {
   console.log(JSON.stringify({ model: 'qwen2.5-0.5b-shape', ...Object.fromEntries(Object.entries(out).map(([k, v]) => [k, round(v)])), peak_rss_mb: round(peakMb(), 0) }));
 }
 
-if (argv.includes('--qwen-0.5b')) await qwen05b();
+// --model DIR: a real model folder at its real size (bench/real-model.ts).
+if (argv.includes('--model')) await import('./real-model.ts');
+else if (argv.includes('--qwen-0.5b')) await qwen05b();
 else await main();

@@ -72,6 +72,11 @@ export class VllmServer {
     process.stderr!.on('data', keep);
   }
 
+  /** The server's process id, also its process group's (its engine core and workers are in that group). */
+  get pid(): number | undefined {
+    return this.process.pid;
+  }
+
   static async start(o: VllmServerOptions): Promise<VllmServer> {
     const lora = o.maxLoraRank !== null;
     const rank = lora ? VLLM_LORA_RANKS.find((r) => r >= o.maxLoraRank!) : undefined;

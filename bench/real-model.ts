@@ -1,0 +1,178 @@
+// `npm run bench:engine -- --model DIR`: a real model folder (SmolLM2-135M-Instruct from
+// `bash scripts/setup.sh --smollm2`: models/smollm2-135m-instruct) measured at its real size, float32,
+// every side in turn on the same cores in one run (issue 18, item 3):
+//   sampling   32 chat prompts (written here, rendered by the folder's chat template) × 256 new tokens at
+//              temperature 1, no top-k / top-p, exactly 256 tokens each (no stop): tokens/s of marft's
+//              embedded engine, transformers' generate() (.venv-oracle) and vLLM for the CPU (.venv-vllm:
+//              an OpenAI server started here, 32 requests at once, ignore_eos); llama.cpp is reported as
+//              null, with the reason, where `bash scripts/setup.sh --llamacpp` has not built it (it is
+//              not measured by this script yet);
+//   LoRA step  rank 8, α 16, every linear layer, 8 × 512 tokens: forward, backward of −mean log-prob and
+//              one AdamW step, marft against PyTorch + PEFT;
+//   memory     the peak resident memory of each side's process (vLLM: the sum over its process group's
+//              processes, an upper bound since they share pages).
+// Each side runs once untimed first (a short sample, one step). Options: --new-tokens N (256),
+// --prompts N (32), --no-vllm, --no-transformers. The last line is JSON:
+// {"model", "sample_tokens_per_s": {"marft", "transformers", "vllm", "llama.cpp"}, "lora_step_ms": {"marft", "pytorch"}, "peak_rss_mb": {...}}.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadEngine } from '../src/engine/index.ts';
+import { ALL_LINEAR_MODULES, type ScoreRequest } from '../src/engine/types.ts';
+import { threadCount } from '../src/engine/embedded/thread-pool.ts';
+import { loadTokenizer } from '../src/tokenizer/index.ts';
+import { defaultVllmPython, VllmServer } from '../src/engine/vllm/server.ts';
+
+const repoRoot = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const argv = process.argv.slice(2);
+const option = (name: string, fallback: number): number => {
+  const i = argv.indexOf(`--${name}`);
+  if (i < 0) return fallback;
+  const v = Number(argv[i + 1]);
+  if (!Number.isInteger(v) || v < 1) fail(`--${name} needs a positive integer, got '${argv[i + 1] ?? ''}'`);
+  return v;
+};
+
+function fail(message: string): never {
+  console.error(`bench:engine --model: ${message}`);
+  process.exit(2);
+}
+
+const QUESTIONS = [
+  'What is the capital of France?', 'Write a haiku about the sea.', 'How many legs does a spider have?', 'Give me one tip for learning to program.',
+  'Explain what a prime number is.', 'Why is the sky blue?', 'Name three fruits that are red.', 'What does a compiler do?',
+  'Describe a cat in two sentences.', 'How do plants make food?', 'What is 12 times 7?', 'Suggest a name for a small bakery.',
+  'What is the boiling point of water?', 'Write a short greeting for a birthday card.', 'How does a bicycle stay upright?', 'What is the largest ocean?',
+  'List two uses of a paperclip.', 'Why do we have seasons?', 'What is a verb?', 'Tell me a fact about the Moon.',
+  'How many days are in a leap year?', 'What is the opposite of ancient?', 'Write one sentence about autumn.', 'What do bees make?',
+  'How should I store fresh bread?', 'What is the speed of light?', 'Give an example of a mammal that swims.', 'What is a rainbow?',
+  'Explain recursion in one sentence.', 'What is the chemical symbol for gold?', 'How do you make a cup of tea?', 'Why do ships float?',
+];
+
+function peakRssOfGroup(pgid: number): number {
+  // VmHWM of every process whose group is the server's: the server, its engine core, its workers.
+  let kb = 0;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) !== pgid) continue;
+      const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      if (hwm) kb += Number(hwm[1]);
+    } catch { /* the process ended */ }
+  }
+  return kb / 1024;
+}
+
+async function vllmSample(modelDir: string, prompts: number[][], newTokens: number): Promise<{ ms: number; peakMb: number }> {
+  const cores = String(threadCount());
+  const server = await VllmServer.start({
+    python: defaultVllmPython(), modelDir, maxLoraRank: null, dtype: 'float32', maxModelLen: 1024, maxNumSeqs: prompts.length,
+    env: { VLLM_CPU_KVCACHE_SPACE: '2', VLLM_CPU_OMP_THREADS_BIND: 'nobind', OMP_NUM_THREADS: cores },
+  });
+  try {
+    const complete = async (prompt: number[], maxTokens: number): Promise<number> => {
+      const res = await fetch(`${server.baseUrl}/completions`, {
+        method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'base', prompt, max_tokens: maxTokens, temperature: 1, top_p: 1, top_k: -1, ignore_eos: true, seed: 1 }),
+      });
+      if (!res.ok) throw new Error(`vLLM answered ${res.status}: ${await res.text()}`);
+      return ((await res.json()) as { usage: { completion_tokens: number } }).usage.completion_tokens;
+    };
+    await complete(prompts[0]!, 8);
+    const t0 = performance.now();
+    const counts = await Promise.all(prompts.map((p) => complete(p, newTokens)));
+    const ms = performance.now() - t0;
+    if (counts.some((c) => c !== newTokens)) throw new Error(`vLLM returned ${counts.join(', ')} tokens, not ${newTokens} each`);
+    return { ms, peakMb: peakRssOfGroup(server.pid!) };
+  } finally {
+    await server.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const i = argv.indexOf('--model');
+  const dir = argv[i + 1];
+  if (!dir || dir.startsWith('--')) fail('--model needs a model folder (e.g. models/smollm2-135m-instruct, made by bash scripts/setup.sh --smollm2)');
+  const modelDir = resolve(dir);
+  if (!existsSync(join(modelDir, 'config.json'))) fail(`${modelDir} is not a model folder (no config.json); bash scripts/setup.sh --smollm2 makes models/smollm2-135m-instruct`);
+  const newTokens = option('new-tokens', 256);
+  const promptCount = option('prompts', 32);
+  const LORA_B = 8, LORA_T = 512;
+
+  const tokenizer = loadTokenizer(modelDir);
+  const prompts = Array.from({ length: promptCount }, (_, k) => tokenizer.encodeChat([{ role: 'user', content: QUESTIONS[k % QUESTIONS.length]! }], { addGenerationPrompt: true }));
+  const engine = await loadEngine(modelDir);
+  const vocab = engine.info.vocabSize;
+  const loraTokens = Array.from({ length: LORA_B }, (_, b) => Array.from({ length: LORA_T + 1 }, (_, t) => (b * 7919 + t * 104729 + 17) % vocab));
+  const peakMb = (): number => process.resourceUsage().maxRSS / 1024;
+  console.log(`model ${modelDir}: vocabulary ${vocab}; ${promptCount} prompts of ${Math.min(...prompts.map((p) => p.length))}-${Math.max(...prompts.map((p) => p.length))} tokens × ${newTokens} new tokens; marft on ${threadCount()} threads`);
+
+  // marft: sampling, then the LoRA step.
+  const params = { temperature: 1, topP: 1, topK: 0, stopTokenIds: [] as number[], stopStrings: [] as string[], seed: 1 };
+  await engine.sample({ kind: 'base' }, prompts, { ...params, maxNewTokens: 8 });
+  let t0 = performance.now();
+  const sampled = await engine.sample({ kind: 'base' }, prompts, { ...params, maxNewTokens: newTokens });
+  const marftSampleMs = performance.now() - t0;
+  if (sampled.some((s) => s.tokens.length !== newTokens)) fail(`marft sampled ${sampled.map((s) => s.tokens.length).join(', ')} tokens, not ${newTokens} each`);
+  console.log(`marft sampling: ${(marftSampleMs / 1000).toFixed(1)} s, ${((promptCount * newTokens) / (marftSampleMs / 1000)).toFixed(0)} tokens/s`);
+  await engine.createAdapter('bench', { rank: 8, alpha: 16, targetModules: [...ALL_LINEAR_MODULES] }, 1);
+  const batch: ScoreRequest[] = loraTokens.map((t) => ({ tokens: t, scoreFrom: 1 }));
+  const grads = loraTokens.map(() => new Float32Array(LORA_T).fill(-1 / (LORA_B * LORA_T)));
+  const step = async (): Promise<number> => {
+    const s0 = performance.now();
+    const f = await engine.forward({ kind: 'adapter', name: 'bench' }, batch, { retainGraph: true });
+    await engine.backward(f.handle!, { dLogprobs: grads });
+    await engine.optimStep({ kind: 'adapter', name: 'bench' }, { lr: 1e-4, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, maxGradNorm: 1 });
+    return performance.now() - s0;
+  };
+  await step();
+  const marftLoraMs = await step();
+  const marftPeak = peakMb();
+  console.log(`marft LoRA step (${LORA_B} × ${LORA_T} tokens): ${(marftLoraMs / 1000).toFixed(2)} s; peak RSS ${marftPeak.toFixed(0)} MB`);
+  await engine.dispose();
+
+  // transformers + PEFT, in their own process.
+  interface TransformersSide { sample_ms: number; lora_step_ms: number; peak_rss_mb: number; threads: number; torch: string; transformers: string }
+  let tf: TransformersSide | null = null;
+  const python = join(repoRoot, '.venv-oracle/bin/python');
+  if (argv.includes('--no-transformers')) console.log('transformers: skipped (--no-transformers)');
+  else if (!existsSync(python)) console.log('transformers: skipped, no .venv-oracle (bash scripts/setup.sh makes it)');
+  else {
+    const tmp = mkdtempSync(join(tmpdir(), 'marft-bench-real-'));
+    try {
+      const spec = join(tmp, 'spec.json');
+      writeFileSync(spec, JSON.stringify({ model: modelDir, prompts, new_tokens: newTokens, pad_token_id: tokenizer.eosTokenIds[0] ?? 0, lora_tokens: loraTokens }));
+      const r = spawnSync(python, [join(repoRoot, 'bench/real_model_torch.py'), spec], { encoding: 'utf8', env: { ...process.env, TRANSFORMERS_VERBOSITY: 'error' }, maxBuffer: 1 << 24 });
+      if (r.status !== 0) fail(`the transformers side failed: ${(r.stderr || '').trim().split('\n').slice(-3).join(' | ')}`);
+      tf = JSON.parse(r.stdout.trim().split('\n').pop()!) as TransformersSide;
+      console.log(`transformers ${tf.transformers} (torch ${tf.torch}, ${tf.threads} threads) sampling: ${(tf.sample_ms / 1000).toFixed(1)} s, ${((promptCount * newTokens) / (tf.sample_ms / 1000)).toFixed(0)} tokens/s; ` +
+        `PEFT LoRA step ${(tf.lora_step_ms / 1000).toFixed(2)} s; peak RSS ${tf.peak_rss_mb.toFixed(0)} MB`);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }
+
+  // vLLM for the CPU.
+  let vllm: { ms: number; peakMb: number } | null = null;
+  if (argv.includes('--no-vllm')) console.log('vLLM: skipped (--no-vllm)');
+  else if (!existsSync(defaultVllmPython())) console.log('vLLM: skipped, no .venv-vllm (bash scripts/setup.sh --vllm makes it)');
+  else {
+    vllm = await vllmSample(modelDir, prompts, newTokens);
+    console.log(`vLLM sampling: ${(vllm.ms / 1000).toFixed(1)} s, ${((promptCount * newTokens) / (vllm.ms / 1000)).toFixed(0)} tokens/s; peak RSS (its process group) ${vllm.peakMb.toFixed(0)} MB`);
+  }
+  console.log('llama.cpp: not measured (this bench does not drive it yet; bash scripts/setup.sh --llamacpp builds it)');
+
+  const rate = (ms: number | null | undefined): number | null => (ms == null ? null : Math.round((promptCount * newTokens) / (ms / 1000)));
+  const ms = (x: number | null | undefined): number | null => (x == null ? null : Math.round(x));
+  console.log(JSON.stringify({
+    model: basename(modelDir), prompts: promptCount, new_tokens: newTokens, lora_tokens: [LORA_B, LORA_T], threads: threadCount(),
+    sample_tokens_per_s: { marft: rate(marftSampleMs), transformers: rate(tf?.sample_ms), vllm: rate(vllm?.ms), 'llama.cpp': null },
+    lora_step_ms: { marft: ms(marftLoraMs), pytorch: ms(tf?.lora_step_ms) },
+    peak_rss_mb: { marft: ms(marftPeak), transformers: ms(tf?.peak_rss_mb), vllm: ms(vllm?.peakMb) },
+  }));
+}
+
+await main();
