@@ -12,7 +12,7 @@
 //   memory     the peak resident memory of each side's process (vLLM: the sum over its process group's
 //              processes, an upper bound since they share pages).
 // Each side runs once untimed first (a short sample, one step). Options: --new-tokens N (256),
-// --prompts N (32), --no-vllm, --no-transformers. The last line is JSON:
+// --prompts N (32), --lora-batch N (8), --lora-length N (512), --no-vllm, --no-transformers. The last line is JSON:
 // {"model", "sample_tokens_per_s": {"marft", "transformers", "vllm", "llama.cpp"}, "lora_step_ms": {"marft", "pytorch"}, "peak_rss_mb": {...}}.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -100,7 +100,7 @@ async function main(): Promise<void> {
   if (!existsSync(join(modelDir, 'config.json'))) fail(`${modelDir} is not a model folder (no config.json); bash scripts/setup.sh --smollm2 makes models/smollm2-135m-instruct`);
   const newTokens = option('new-tokens', 256);
   const promptCount = option('prompts', 32);
-  const LORA_B = 8, LORA_T = 512;
+  const LORA_B = option('lora-batch', 8), LORA_T = option('lora-length', 512);
 
   const tokenizer = loadTokenizer(modelDir);
   const prompts = Array.from({ length: promptCount }, (_, k) => tokenizer.encodeChat([{ role: 'user', content: QUESTIONS[k % QUESTIONS.length]! }], { addGenerationPrompt: true }));

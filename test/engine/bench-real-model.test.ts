@@ -1,0 +1,36 @@
+// `npm run bench:engine -- --model DIR` (bench/real-model.ts): a user mistake is one line and exit 2,
+// before any model is loaded; on SmolLM2 (when imported) a small run ends with the JSON line its
+// header promises, every side's numbers present. The real-size numbers are measured by hand
+// (docs/performance.md), never asserted: speed is not a test's business.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { repoRoot } from '../python-oracle.ts';
+import { skipWithoutSmollm2, smollm2Dir } from './smollm2-helpers.ts';
+
+const bench = (args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'bench/engine.ts'), ...args], { cwd: repoRoot, encoding: 'utf8', timeout: 900_000 });
+
+test('--model without a folder, or a folder that is not a model, or a bad count: one line, exit 2', () => {
+  for (const [args, message] of [
+    [['--model'], /--model needs a model folder/],
+    [['--model', '/nonexistent/model'], /is not a model folder \(no config\.json\)/],
+    [['--model', smollm2Dir, '--prompts', '0'], /--prompts needs a positive integer, got '0'/],
+  ] as const) {
+    const r = bench([...args]);
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, message);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  }
+});
+
+test('on SmolLM2: 2 prompts x 4 tokens and a LoRA step on 2 x 16 tokens with marft and transformers end with the JSON line (vLLM skipped)', { skip: skipWithoutSmollm2, timeout: 900_000 }, () => {
+  const r = bench(['--model', smollm2Dir, '--prompts', '2', '--new-tokens', '4', '--lora-batch', '2', '--lora-length', '16', '--no-vllm']);
+  assert.equal(r.status, 0, r.stderr);
+  const last = JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, Record<string, number | null>>;
+  assert.equal(last.model as unknown, 'smollm2-135m-instruct');
+  assert.ok(last.sample_tokens_per_s!.marft! > 0 && last.sample_tokens_per_s!.transformers! > 0, r.stdout);
+  assert.equal(last.sample_tokens_per_s!.vllm, null);
+  assert.ok(last.lora_step_ms!.marft! > 0 && last.lora_step_ms!.pytorch! > 0, r.stdout);
+  assert.ok(last.peak_rss_mb!.marft! > 500 && last.peak_rss_mb!.transformers! > 500, r.stdout);
+});
