@@ -108,6 +108,7 @@ async function main(): Promise<void> {
   const vocab = engine.info.vocabSize;
   const loraTokens = Array.from({ length: LORA_B }, (_, b) => Array.from({ length: LORA_T + 1 }, (_, t) => (b * 7919 + t * 104729 + 17) % vocab));
   const peakMb = (): number => process.resourceUsage().maxRSS / 1024;
+  const rate = (ms: number | null | undefined): number | null => (ms == null ? null : Math.round((promptCount * newTokens) / (ms / 1000)));
   console.log(`model ${modelDir}: vocabulary ${vocab}; ${promptCount} prompts of ${Math.min(...prompts.map((p) => p.length))}-${Math.max(...prompts.map((p) => p.length))} tokens × ${newTokens} new tokens; marft on ${threadCount()} threads`);
 
   // marft: sampling, then the LoRA step.
@@ -117,7 +118,7 @@ async function main(): Promise<void> {
   const sampled = await engine.sample({ kind: 'base' }, prompts, { ...params, maxNewTokens: newTokens });
   const marftSampleMs = performance.now() - t0;
   if (sampled.some((s) => s.tokens.length !== newTokens)) fail(`marft sampled ${sampled.map((s) => s.tokens.length).join(', ')} tokens, not ${newTokens} each`);
-  console.log(`marft sampling: ${(marftSampleMs / 1000).toFixed(1)} s, ${((promptCount * newTokens) / (marftSampleMs / 1000)).toFixed(0)} tokens/s`);
+  console.log(`marft sampling: ${(marftSampleMs / 1000).toFixed(1)} s, ${rate(marftSampleMs)} tokens/s`);
   await engine.createAdapter('bench', { rank: 8, alpha: 16, targetModules: [...ALL_LINEAR_MODULES] }, 1);
   const batch: ScoreRequest[] = loraTokens.map((t) => ({ tokens: t, scoreFrom: 1 }));
   const grads = loraTokens.map(() => new Float32Array(LORA_T).fill(-1 / (LORA_B * LORA_T)));
@@ -148,7 +149,7 @@ async function main(): Promise<void> {
       const r = spawnSync(python, [join(repoRoot, 'bench/real_model_torch.py'), spec], { encoding: 'utf8', env: { ...process.env, TRANSFORMERS_VERBOSITY: 'error' }, maxBuffer: 1 << 24 });
       if (r.status !== 0) fail(`the transformers side failed: ${(r.stderr || '').trim().split('\n').slice(-3).join(' | ')}`);
       tf = JSON.parse(r.stdout.trim().split('\n').pop()!) as TransformersSide;
-      console.log(`transformers ${tf.transformers} (torch ${tf.torch}, ${tf.threads} threads) sampling: ${(tf.sample_ms / 1000).toFixed(1)} s, ${((promptCount * newTokens) / (tf.sample_ms / 1000)).toFixed(0)} tokens/s; ` +
+      console.log(`transformers ${tf.transformers} (torch ${tf.torch}, ${tf.threads} threads) sampling: ${(tf.sample_ms / 1000).toFixed(1)} s, ${rate(tf.sample_ms)} tokens/s; ` +
         `PEFT LoRA step ${(tf.lora_step_ms / 1000).toFixed(2)} s; peak RSS ${tf.peak_rss_mb.toFixed(0)} MB`);
     } finally {
       rmSync(tmp, { recursive: true, force: true });
@@ -161,11 +162,10 @@ async function main(): Promise<void> {
   else if (!existsSync(defaultVllmPython())) console.log('vLLM: skipped, no .venv-vllm (bash scripts/setup.sh --vllm makes it)');
   else {
     vllm = await vllmSample(modelDir, prompts, newTokens);
-    console.log(`vLLM sampling: ${(vllm.ms / 1000).toFixed(1)} s, ${((promptCount * newTokens) / (vllm.ms / 1000)).toFixed(0)} tokens/s; peak RSS (its process group) ${vllm.peakMb.toFixed(0)} MB`);
+    console.log(`vLLM sampling: ${(vllm.ms / 1000).toFixed(1)} s, ${rate(vllm.ms)} tokens/s; peak RSS (its process group) ${vllm.peakMb.toFixed(0)} MB`);
   }
   console.log('llama.cpp: not measured (this bench does not drive it yet; bash scripts/setup.sh --llamacpp builds it)');
 
-  const rate = (ms: number | null | undefined): number | null => (ms == null ? null : Math.round((promptCount * newTokens) / (ms / 1000)));
   const ms = (x: number | null | undefined): number | null => (x == null ? null : Math.round(x));
   console.log(JSON.stringify({
     model: basename(modelDir), prompts: promptCount, new_tokens: newTokens, lora_tokens: [LORA_B, LORA_T], threads: threadCount(),

@@ -63,9 +63,9 @@ export interface LoraConfig {
 /**
  * A centralised critic (spec section 4): either its own LoRA adapter over the base plus a linear
  * head hidden→1 (the paper), or the frozen base plus a trainable MLP head hidden→h1→…→1 (the
- * reference code uses [1024, 512]; MAS-OPD's MARFT runs use [64]).
+ * reference code uses [1024, 512]; MAS-OPD's MARFT runs use [64]). `zeroLastLayer`: the head's last
+ * layer starts at weight and bias 0 (every value 0); otherwise as torch.nn.Linear initialises it.
  */
-/** `zeroLastLayer`: the head's last layer starts at weight and bias 0 (every value 0); otherwise as torch.nn.Linear. */
 export type ValueHeadSpec =
   | { kind: 'lora-critic'; lora: LoraConfig; zeroLastLayer?: boolean }
   | { kind: 'mlp'; hidden: number[]; zeroLastLayer?: boolean };

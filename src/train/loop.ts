@@ -114,7 +114,7 @@ function criticSpec(config: MarftConfig): ValueHeadSpec {
 }
 
 /** Creates the plan's adapters and critics with seeds derived from the run seed. */
-export async function createTrainables(engine: Engine, config: MarftConfig, plan: AlgorithmPlan): Promise<void> {
+export async function createTrainables(engine: Engine, config: MarftConfig, plan: Pick<AlgorithmPlan, 'policies' | 'critics'>): Promise<void> {
   const lora = { rank: config.policy.loraRank, alpha: config.policy.loraAlpha, targetModules: config.policy.targetModules };
   const adapters = [...new Set(Object.values(plan.policies))];
   const critics = [...new Set(Object.values(plan.critics ?? {}))];

@@ -39,7 +39,7 @@ test('critic.headInit from the configuration: zero gives values of exactly 0 tha
   for (const headInit of ['torch', 'zero'] as const) {
     const config = parseConfig({ algorithm: 'marft-action', seed: 2, task: { name: 'coordination-game' }, model: { engine: 'embedded' }, critic: { kind: 'mlp', mlpHidden: [4], headInit } });
     const engine = createEngine(model, { seed: 1 });
-    await createTrainables(engine, config, { policies: { a: 'policy' }, critics: { a: 'critic' } } as never);
+    await createTrainables(engine, config, { policies: { a: 'policy' }, critics: { a: 'critic' } });
     const target = { kind: 'critic' as const, name: 'critic' };
     const out = await engine.forward(target, batch, { retainGraph: true });
     values[headInit] = out.values!;
