@@ -22,6 +22,8 @@ export interface ExperimentRow {
   base: boolean;
   /** This row's training seeds (the experiment's unless the row names its own). */
   seeds: number[];
+  /** The row names its own seeds (`--quick` keeps them: a prompt-only row's single seed). */
+  ownSeeds?: boolean;
 }
 
 export interface ExperimentColumn {
@@ -35,6 +37,16 @@ export interface Experiment {
   rows: ExperimentRow[];
   columns: ExperimentColumn[];
   seeds: number[];
+  set: SetMapping;
+  /** The file's `quick` section: the smaller grid `--quick` runs (absent: the file offers none). */
+  quick?: QuickVariant;
+  /** Keys applied after each row's own `set` (a quick variant's budget); empty otherwise. */
+  after?: SetMapping;
+}
+
+/** `quick: { seeds?, set? }`: the same rows and columns with fewer seeds and smaller budgets. */
+export interface QuickVariant {
+  seeds?: number[];
   set: SetMapping;
 }
 
@@ -102,7 +114,7 @@ export async function readExperimentFile(file: string): Promise<Experiment> {
   }
   if (!isMapping(raw)) fail('an experiment file is a mapping with name, rows and columns (docs/experiments.md)');
   const top = raw as Record<string, unknown>;
-  checkKeys('', top, ['name', 'rows', 'columns', 'seeds', 'set'], fail);
+  checkKeys('', top, ['name', 'rows', 'columns', 'seeds', 'set', 'quick'], fail);
   const name = readName('name', top.name, fail);
   const seeds = top.seeds === undefined ? DEFAULT_SEEDS : readSeeds('seeds', top.seeds, fail);
   const set = readSet('set', top.set, fail);
@@ -122,6 +134,7 @@ export async function readExperimentFile(file: string): Promise<Experiment> {
       set: readSet(`rows.${rowName}.set`, row.set, fail),
       base: row.base === true,
       seeds: row.seeds === undefined ? seeds : readSeeds(`rows.${rowName}.seeds`, row.seeds, fail),
+      ...(row.seeds === undefined ? {} : { ownSeeds: true }),
     };
   });
   uniqueNames('rows', rows.map((r) => r.name), fail);
@@ -136,17 +149,37 @@ export async function readExperimentFile(file: string): Promise<Experiment> {
     return { name: colName, set: readSet(`columns.${colName}.set`, col.set, fail) };
   });
   uniqueNames('columns', columns.map((c) => c.name), fail);
-  return { name, file, rows, columns, seeds, set };
+  let quick: QuickVariant | undefined;
+  if (top.quick !== undefined) {
+    if (!isMapping(top.quick)) fail('quick: must be a mapping { seeds?, set? } (the grid --quick runs)');
+    const q = top.quick as Record<string, unknown>;
+    checkKeys('quick.', q, ['seeds', 'set'], fail);
+    quick = { set: readSet('quick.set', q.set, fail), ...(q.seeds === undefined ? {} : { seeds: readSeeds('quick.seeds', q.seeds, fail) }) };
+  }
+  return { name, file, rows, columns, seeds, set, ...(quick ? { quick } : {}) };
 }
 
-/** The `--set` list that trains `row` under `seed`: experiment, row, command line, then the seed. */
+/**
+ * The grid `--quick` runs: named `<name>-quick` (its default --out is its own, so its runs never mix
+ * with the full grid's), every row under the quick seeds except a row that names its own (a
+ * prompt-only row's one seed), and the quick `set` applied after each row's own, so a budget key
+ * there wins over a row's.
+ */
+export function quickExperiment(exp: Experiment): Experiment {
+  const quick = exp.quick;
+  if (!quick) throw new ExperimentError(`${exp.file}: --quick: this file has no quick section (quick: { seeds, set }, docs/experiments.md)`);
+  const seeds = quick.seeds ?? exp.seeds;
+  return { ...exp, name: `${exp.name}-quick`, seeds, rows: exp.rows.map((r) => (r.ownSeeds ? r : { ...r, seeds })), after: quick.set };
+}
+
+/** The `--set` list that trains `row` under `seed`: experiment, row, the quick budget, command line, then the seed. */
 export function trainingSets(exp: Experiment, row: ExperimentRow, seed: number, cliSets: readonly string[]): string[] {
-  return [...setArgs(exp.set), ...setArgs(row.set), ...cliSets, `seed=${seed}`];
+  return [...setArgs(exp.set), ...setArgs(row.set), ...setArgs(exp.after ?? {}), ...cliSets, `seed=${seed}`];
 }
 
 /** The `--set` list that scores `row` under `seed` on `column`: the training list with the column's keys before the command line's. */
 export function evaluationSets(exp: Experiment, row: ExperimentRow, column: ExperimentColumn, seed: number, cliSets: readonly string[]): string[] {
-  return [...setArgs(exp.set), ...setArgs(row.set), ...setArgs(column.set), ...cliSets, `seed=${seed}`];
+  return [...setArgs(exp.set), ...setArgs(row.set), ...setArgs(exp.after ?? {}), ...setArgs(column.set), ...cliSets, `seed=${seed}`];
 }
 
 /** A configuration loaded as `marft train`/`eval` will load it, its task checked; a failure names the row (and column). */

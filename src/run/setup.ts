@@ -15,7 +15,7 @@
 // scores but does not train: only buildSamplingModel (marft eval --base) opens one; buildEngine,
 // which every training run and checkpoint evaluation goes through, refuses it in one line.
 import { existsSync } from 'node:fs';
-import { mkdtemp, rename, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Engine, SamplingEngine } from '../engine/types.ts';
@@ -25,9 +25,9 @@ import {
 } from '../engine/index.ts';
 import type { MarftConfig } from '../config/schema.ts';
 import { ConfigError } from '../config/schema-dsl.ts';
-import { tempPath } from '../runs/atomic-write.ts';
+import { saveBaseAtomic } from '../runs/base-folder.ts';
 import { removeLeftovers } from '../runs/leftovers.ts';
-import { manifestProblem, writeManifest } from '../runs/manifest.ts';
+import { manifestProblem } from '../runs/manifest.ts';
 import { stderrNotice, type Notice } from '../core/notice.ts';
 import type { TaskBundle } from '../train/task.ts';
 import { checkModelFolder } from './model-folder.ts';
@@ -53,23 +53,6 @@ export async function buildTask(config: MarftConfig): Promise<TaskBundle> {
   } catch (err) {
     // Tasks report bad options as plain errors that name the key.
     if (err instanceof Error && err.message.startsWith('task.options')) throw new ConfigError(err.message);
-    throw err;
-  }
-}
-
-/** Writes the engine's base to `dir` (absent) as a whole: temporary folder, manifest, rename. */
-async function saveBaseAtomic(engine: Engine, dir: string): Promise<void> {
-  const tmp = tempPath(dir);
-  await rm(tmp, { recursive: true, force: true });
-  try {
-    await engine.saveBase(tmp);
-    await writeManifest(tmp);
-    await rename(tmp, dir);
-  } catch (err) {
-    await rm(tmp, { recursive: true, force: true });
-    // Another process saved the same base first (it is built from the same seed): keep theirs.
-    const code = (err as NodeJS.ErrnoException).code;
-    if ((code === 'ENOTEMPTY' || code === 'EEXIST') && (await manifestProblem(dir)) === null) return;
     throw err;
   }
 }

@@ -3,14 +3,14 @@
 import { resolve } from 'node:path';
 import { listFlag, parseArgs, stringFlag } from '../args.ts';
 import { UserError } from '../errors.ts';
-import { readExperimentFile, selectRows, validateExperiment } from '../../experiments/experiment-file.ts';
+import { quickExperiment, readExperimentFile, selectRows, validateExperiment } from '../../experiments/experiment-file.ts';
 import { checkModelFolders } from '../../experiments/folder-check.ts';
 import { ExperimentInterrupted, interruptExperiment } from '../../experiments/marft-child.ts';
 import { planExperiment, planText, runExperiment, writeOutputs } from '../../experiments/runner.ts';
 import { tableMarkdown } from '../../experiments/table.ts';
 import { signalExitCode, watchStop, type StopSignal } from '../../runs/stop-signal.ts';
 
-const HELP = `usage: marft experiment FILE [--out DIR] [--rows a,b] [--set KEY=VALUE ...] [--dry-run | --table]
+const HELP = `usage: marft experiment FILE [--quick] [--out DIR] [--rows a,b] [--set KEY=VALUE ...] [--dry-run | --table]
 
 Runs the experiment FILE (YAML, docs/experiments.md): for every row and training seed, a run folder
 DIR/runs/<row>/seed-<s> trained by marft train (resumed when half-finished, skipped when finished;
@@ -22,7 +22,10 @@ DIR/results.json the same numbers per method and benchmark with each seed's valu
 DIR/curves/<column>.svg each row's training reward and held-out score (docs/experiments.md).
 Progress (cells done of the total, elapsed time, time left) goes to stderr.
 
-  --out DIR          where runs, results and the table go (default: runs/experiments/<name>)
+  --quick            the file's smaller grid (its quick section: fewer seeds, smaller budgets, the
+                     same rows and columns), named <name>-quick
+  --out DIR          where runs, results and the table go (default: runs/experiments/<name>, with
+                     --quick runs/experiments/<name>-quick)
   --rows a,b         only these rows (the table still lists every row; missing cells say so)
   --set KEY=VALUE    change one configuration key of every row (repeatable; after the file's own
                      set), e.g. --set model.path=PATH/TO/MODEL
@@ -37,11 +40,12 @@ export async function run(args: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  const parsed = parseArgs(args, { string: ['out', 'rows'], repeatable: ['set'], boolean: ['dry-run', 'table'] });
+  const parsed = parseArgs(args, { string: ['out', 'rows'], repeatable: ['set'], boolean: ['dry-run', 'table', 'quick'] });
   const [file, ...extra] = parsed.positionals;
   if (!file || extra.length > 0) throw new UserError('expected exactly one experiment FILE (see --help)');
   if (parsed.flags.has('dry-run') && parsed.flags.has('table')) throw new UserError('--dry-run and --table are two different things: give one');
-  const exp = await readExperimentFile(file);
+  const read = await readExperimentFile(file);
+  const exp = parsed.flags.has('quick') ? quickExperiment(read) : read;
   const out = stringFlag(parsed, 'out') ?? `runs/experiments/${exp.name}`;
   if (out === '') throw new UserError('--out needs a folder, got an empty value');
   if (parsed.flags.has('table')) {

@@ -7,8 +7,24 @@
 //   heldOut        problems set aside for evaluation, never trained on (default 1000)
 //   trainAgents    the agents whose adapters train (default both). An agent left out acts with the
 //                  frozen base and its actions are dropped from the training episodes (the ablations)
-//   pretrainSteps  when the configuration names no model, the task pretrains one (default 1200)
-import { createEngine } from '../../engine/index.ts';
+//   pretrainSteps  when the configuration names no model, the task pretrains one (default 2400)
+//   baseSeed       the seed that base is pretrained from (default: the run's seed). Fixing it gives
+//                  every run of a study the same base, as the papers' seeds share one pretrained model
+//   baseCache      a folder where pretrained bases are kept and reused ("" = none): a base is stored
+//                  as <baseCache>/arith-duo-<hash>-seed<s>/, the hash covering everything that shapes
+//                  it (model shape, pretraining settings and steps, the noisy teacher, the split), so a study pretrains
+//                  once instead of once per run (about 100 s each)
+//
+// Each step's episodes carry the group key of their problem (rolloutsPerPrompt adjacent episodes), so
+// the GRPO family (grpo, magrpo) runs on this task too.
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createEngine, loadEngine } from '../../engine/index.ts';
+import { saveBaseAtomic } from '../../runs/base-folder.ts';
+import { manifestProblem } from '../../runs/manifest.ts';
+import { tagGroups } from '../../train/episode-groups.ts';
 import type { Engine } from '../../engine/types.ts';
 import { deriveSeed, Rng } from '../../core/rng.ts';
 import { type EvalRequest, type RolloutRequest, type Sampling, type Task, type TaskBundle } from '../../train/task.ts';
@@ -18,12 +34,17 @@ import { DUO_AGENT_NAMES, type DuoAgentName, duoWorkflow } from './duo-workflow.
 import { demoModelConfig } from './model-config.ts';
 import { DEFAULT_PRETRAIN, pretrain } from './pretrain.ts';
 import { type Problem, type Split, DEFAULT_HELD_OUT, splitProblems } from './task.ts';
+import { DEFAULT_TEACHER_NOISE } from './teacher.ts';
 import { demoTokenizer } from './vocab.ts';
 
 export interface ArithTaskOptions {
   heldOut: number;
   trainAgents: DuoAgentName[];
   pretrainSteps: number;
+  /** Pretrain the base from this seed instead of the run's. */
+  baseSeed?: number;
+  /** Folder of reusable pretrained bases ('' = none). */
+  baseCache?: string;
 }
 
 export const DEFAULT_ARITH_OPTIONS: ArithTaskOptions = { heldOut: DEFAULT_HELD_OUT, trainAgents: [...DUO_AGENT_NAMES], pretrainSteps: DEFAULT_PRETRAIN.steps };
@@ -55,11 +76,15 @@ export class ArithDuoTask implements Task {
   async rollout(engine: Engine, req: RolloutRequest): Promise<Episode[]> {
     const rng = new Rng(deriveSeed(req.seed, 0));
     const problems: Problem[] = [];
+    const problemIndex_E: number[] = [];
     for (let i = 0; i < req.batchSize; i++) {
       const p = rng.pick(this.split.train);
-      for (let g = 0; g < req.rolloutsPerPrompt; g++) problems.push(p);
+      for (let g = 0; g < req.rolloutsPerPrompt; g++) {
+        problems.push(p);
+        problemIndex_E.push(i);
+      }
     }
-    const episodes = await playDuo(engineSampler(engine), problems, this.policies(req.policies), req.sampling, req.seed);
+    const episodes = tagGroups(await playDuo(engineSampler(engine), problems, this.policies(req.policies), req.sampling, req.seed), problemIndex_E);
     // Frozen agents' actions carry no gradient and have no adapter: the trainer never sees them.
     return episodes.map((e) => ({ ...e, actions: e.actions.filter((a) => this.agents.includes(a.agent as DuoAgentName)) }));
   }
@@ -72,7 +97,7 @@ export class ArithDuoTask implements Task {
 }
 
 function parseOptions(raw: Record<string, unknown>): ArithTaskOptions {
-  const known = ['heldOut', 'trainAgents', 'pretrainSteps'];
+  const known = ['heldOut', 'trainAgents', 'pretrainSteps', 'baseSeed', 'baseCache'];
   for (const k of Object.keys(raw)) if (!known.includes(k)) throw new Error(`task.options.${k}: unknown option of arith-duo (${known.join(', ')})`);
   const o = { ...DEFAULT_ARITH_OPTIONS };
   if (raw.heldOut !== undefined) {
@@ -90,6 +115,14 @@ function parseOptions(raw: Record<string, unknown>): ArithTaskOptions {
     if (typeof raw.pretrainSteps !== 'number' || !Number.isInteger(raw.pretrainSteps) || raw.pretrainSteps < 0) throw new Error(`task.options.pretrainSteps: got ${JSON.stringify(raw.pretrainSteps)}, expected an integer >= 0`);
     o.pretrainSteps = raw.pretrainSteps;
   }
+  if (raw.baseSeed !== undefined) {
+    if (typeof raw.baseSeed !== 'number' || !Number.isInteger(raw.baseSeed) || raw.baseSeed < 0) throw new Error(`task.options.baseSeed: got ${JSON.stringify(raw.baseSeed)}, expected an integer >= 0`);
+    o.baseSeed = raw.baseSeed;
+  }
+  if (raw.baseCache !== undefined) {
+    if (typeof raw.baseCache !== 'string') throw new Error(`task.options.baseCache: got ${JSON.stringify(raw.baseCache)}, expected a folder path ('' = no cache)`);
+    o.baseCache = raw.baseCache;
+  }
   return o;
 }
 
@@ -101,8 +134,32 @@ export async function buildPretrainedEngine(task: ArithDuoTask, seed: number, st
   return { engine, seconds: result.seconds, finalLoss: result.losses[result.losses.length - 1] ?? NaN };
 }
 
+/**
+ * The cache folder's name for the base pretrained from `seed`: a hash of everything that shapes it
+ * (the model's shape, the pretraining settings and steps, the noisy teacher, the held-out split), so a cached base is
+ * never reused after any of them changes.
+ */
+export function cachedBaseName(options: ArithTaskOptions, seed: number): string {
+  const shaping = JSON.stringify({ model: demoModelConfig(demoTokenizer()), pretrain: { ...DEFAULT_PRETRAIN, steps: options.pretrainSteps }, teacher: DEFAULT_TEACHER_NOISE, heldOut: options.heldOut });
+  return `arith-duo-${createHash('sha256').update(shaping).digest('hex').slice(0, 12)}-seed${seed}`;
+}
+
+/** The pretrained base of a run at `seed`: from options.baseCache when it holds it, else pretrained (and stored there). */
+async function pretrainedBase(task: ArithDuoTask, seed: number): Promise<Engine> {
+  const { options } = task;
+  const baseSeed = options.baseSeed ?? seed;
+  if (!options.baseCache) return (await buildPretrainedEngine(task, baseSeed, options.pretrainSteps)).engine;
+  const dir = join(options.baseCache, cachedBaseName(options, baseSeed));
+  if (existsSync(dir) && (await manifestProblem(dir)) === null) return loadEngine(dir);
+  const built = (await buildPretrainedEngine(task, baseSeed, options.pretrainSteps)).engine;
+  // A damaged cached copy (its manifest does not match) is replaced by the one just built.
+  if (existsSync(dir)) await rm(dir, { recursive: true, force: true });
+  await saveBaseAtomic(built, dir);
+  return built;
+}
+
 export function arithDuo(raw: Record<string, unknown> = {}): TaskBundle {
   const options = parseOptions(raw);
   const task = new ArithDuoTask(options);
-  return { task, vocabSize: demoTokenizer().vocabSize, buildEngine: async (seed) => (await buildPretrainedEngine(task, seed, options.pretrainSteps)).engine };
+  return { task, vocabSize: demoTokenizer().vocabSize, buildEngine: (seed) => pretrainedBase(task, seed) };
 }
