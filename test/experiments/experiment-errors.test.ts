@@ -29,7 +29,7 @@ const row = (name: string, config = COORD, rest = ''): string => `  - { name: ${
 const cols = 'columns:\n  - { name: c }\n';
 
 test('unknown keys, at the top, in a row and in a column, name the key and the allowed ones', async () => {
-  assertUserError(await experiment(`name: e\nrow: []\nrows:\n${row('a')}${cols}`), /: row: unknown key; allowed keys: name, rows, columns, seeds, set$/, 'top');
+  assertUserError(await experiment(`name: e\nrow: []\nrows:\n${row('a')}${cols}`), /: row: unknown key; allowed keys: name, rows, columns, seeds, set, quick$/, 'top');
   assertUserError(await experiment(`name: e\nrows:\n${row('a', COORD, ', sets: {}')}${cols}`), /rows\[0\]\.sets: unknown key; allowed keys of rows\[0\]: name, config, set, base, seeds$/, 'row');
   assertUserError(await experiment(`name: e\nrows:\n${row('a')}columns:\n  - { name: c, base: true }\n`), /columns\[0\]\.base: unknown key/, 'column');
   assertUserError(await experiment(`name: e\nrows:\n${row('a', COORD, ', set: { train.stepz: 2 }')}${cols}`), /row a: --set train\.stepz=2: train\.stepz: unknown key; allowed keys of train: /, 'configuration key');
