@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createEngine } from '../../src/engine/index.ts';
 import { TorchEngine } from '../../src/engine/torch/engine.ts';
+import { WorkerProcess } from '../../src/engine/torch/worker-process.ts';
 import { encodeFrame, f32Bytes, FrameReader, bytesF32 } from '../../src/engine/torch/framing.ts';
 import type { ModelConfig } from '../../src/engine/types.ts';
 import { tempDir } from './oracle-helpers.ts';
@@ -94,6 +95,17 @@ test('a model the worker cannot load fails the start with one line naming the fo
   assert.ok(err, 'the start failed');
   assert.match(err.message, /cannot load .*no-weights/);
   assert.equal(err.message.split('\n').length, 1, err.message);
+});
+
+// Nothing else holds this file's event loop while it runs (the shared worker is idle): a close that
+// stopped holding it after the worker's answer would end the process here and cancel the test.
+test('a worker that answers the shutdown but does not exit is killed after the grace period, and close returns once it is gone', { skip: skipWithoutTorch }, async () => {
+  const { worker } = await WorkerProcess.start(modelDir, torchTestOptions);
+  await worker.call('lingerOnShutdown', { seconds: 600 });
+  const t0 = Date.now();
+  await worker.close(2_000);
+  assert.ok(Date.now() - t0 >= 1_900, `close returned after ${Date.now() - t0} ms, before the grace period`);
+  assert.throws(() => process.kill(worker.pid, 0), /ESRCH/, 'the worker is gone');
 });
 
 // Last: it ends the file's shared worker.

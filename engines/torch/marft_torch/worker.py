@@ -10,6 +10,7 @@ and every rank exits; the TypeScript side then sees the process end (src/engine/
 import os
 import socket
 import sys
+import time
 import traceback
 
 from .engine import EngineError, TorchEngine
@@ -96,6 +97,7 @@ def serve(socket_path: str, model_dir: str, dtype: str, device: str, logits_chun
         write_frame(conn, pack(reply))
     if errors:
         return 1
+    linger_on_shutdown = 0.0
     while True:
         body = None
         if group.rank == 0:
@@ -108,7 +110,16 @@ def serve(socket_path: str, model_dir: str, dtype: str, device: str, logits_chun
             if group.rank == 0 and req["id"] >= 0:
                 write_frame(conn, pack({"id": req["id"], "ok": True, "result": None}))
             group.close()
+            if linger_on_shutdown > 0:
+                time.sleep(linger_on_shutdown)
             return 0
+        if req["cmd"] == "lingerOnShutdown":
+            # For the test of a group that answers the shutdown but is slow to exit (torchrun waiting on
+            # another node): after the answer the process sleeps this long before it exits.
+            linger_on_shutdown = float((req.get("args") or {}).get("seconds", 0))
+            if group.rank == 0:
+                write_frame(conn, pack({"id": req["id"], "ok": True, "result": None}))
+            continue
         result, error = None, None
         try:
             result = dispatch(engine, req["cmd"], req.get("args") or {})

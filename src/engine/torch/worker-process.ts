@@ -156,6 +156,10 @@ export class WorkerProcess {
     } catch {
       // Already dying: the exit handler has reported it.
     }
+    // The answer made the worker idle (unref'd); hold the event loop until the exit comes, or a group
+    // that lingers after answering (torchrun waiting on another node) would leave this await with
+    // nothing to wake it once the kill below has fired, and Node would quit in the middle of dispose.
+    this.busy();
     const timer = setTimeout(() => this.kill(), timeoutMs);
     await this.exited;
     clearTimeout(timer);
