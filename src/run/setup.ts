@@ -14,7 +14,6 @@
 // A served model (model.engine openai or vllm, src/engine/open.ts's openSamplingEngine) samples and
 // scores but does not train: only buildSamplingModel (marft eval --base) opens one; buildEngine,
 // which every training run and checkpoint evaluation goes through, refuses it in one line.
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,9 +24,8 @@ import {
 } from '../engine/index.ts';
 import type { MarftConfig } from '../config/schema.ts';
 import { ConfigError } from '../config/schema-dsl.ts';
-import { saveBaseAtomic } from '../runs/base-folder.ts';
+import { claimSavedBase, saveBaseAtomic } from '../runs/base-folder.ts';
 import { removeLeftovers } from '../runs/leftovers.ts';
-import { manifestProblem } from '../runs/manifest.ts';
 import { stderrNotice, type Notice } from '../core/notice.ts';
 import type { TaskBundle } from '../train/task.ts';
 import { checkModelFolder } from './model-folder.ts';
@@ -110,12 +108,9 @@ export async function buildEngine(config: MarftConfig, bundle: TaskBundle, runDi
   const saved = runDir ? join(runDir, 'base') : undefined;
   if (runDir && saved) {
     await removeLeftovers(runDir, notice);
-    if (existsSync(saved)) {
-      const problem = await manifestProblem(saved);
-      if (problem === null) return openModel(config, saved, 'model.path');
-      notice(`${saved} is incomplete (${problem}); a write was interrupted or the folder was damaged, so it is rebuilt from the seed`);
-      await rm(saved, { recursive: true, force: true });
-    }
+    const state = await claimSavedBase(saved);
+    if (state === 'intact') return openModel(config, saved, 'model.path');
+    if (state !== 'absent') notice(`${saved} is incomplete (${state.damaged}); a write was interrupted or the folder was damaged, so it is rebuilt from the seed`);
   }
   if (!bundle.buildEngine) throw new ConfigError(`model.path: task '${config.task.name}' builds no model of its own; name a Hugging Face model folder`);
   const built = await bundle.buildEngine(config.seed);

@@ -18,12 +18,9 @@
 // Each step's episodes carry the group key of their problem (rolloutsPerPrompt adjacent episodes), so
 // the GRPO family (grpo, magrpo) runs on this task too.
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createEngine, loadEngine } from '../../engine/index.ts';
-import { saveBaseAtomic } from '../../runs/base-folder.ts';
-import { manifestProblem } from '../../runs/manifest.ts';
+import { claimSavedBase, saveBaseAtomic } from '../../runs/base-folder.ts';
 import { tagGroups } from '../../train/episode-groups.ts';
 import type { Engine } from '../../engine/types.ts';
 import { deriveSeed, Rng } from '../../core/rng.ts';
@@ -150,10 +147,9 @@ async function pretrainedBase(task: ArithDuoTask, seed: number): Promise<Engine>
   const baseSeed = options.baseSeed ?? seed;
   if (!options.baseCache) return (await buildPretrainedEngine(task, baseSeed, options.pretrainSteps)).engine;
   const dir = join(options.baseCache, cachedBaseName(options, baseSeed));
-  if (existsSync(dir) && (await manifestProblem(dir)) === null) return loadEngine(dir);
+  // A damaged cached copy (its manifest does not match) is removed and replaced by the one built here.
+  if ((await claimSavedBase(dir)) === 'intact') return loadEngine(dir);
   const built = (await buildPretrainedEngine(task, baseSeed, options.pretrainSteps)).engine;
-  // A damaged cached copy (its manifest does not match) is replaced by the one just built.
-  if (existsSync(dir)) await rm(dir, { recursive: true, force: true });
   await saveBaseAtomic(built, dir);
   return built;
 }
