@@ -26,6 +26,11 @@ import { loadAdapterDir, loadCriticDir, saveAdapterDir, saveCriticDir } from '..
 export interface EmbeddedEngineOptions {
   /** Token ids → text, for stop strings. */
   decode?: Decode;
+  /**
+   * Prefill a prompt that several requests of one sample() call share once (default true). Off only to
+   * measure the gain (bench/real-model.ts) or to check that sharing changes nothing.
+   */
+  sharePrefill?: boolean;
 }
 
 interface Graph {
@@ -131,7 +136,7 @@ export class EmbeddedEngine implements Engine {
 
   async sample(target: Target, prompts: number[][], params: SampleParams): Promise<SampleResult[]> {
     if (target.kind === 'critic') throw new Error('cannot sample from a critic target');
-    return generate(this.model, this.adapterOf(target), prompts, params, this.options.decode);
+    return generate(this.model, this.adapterOf(target), prompts, params, this.options.decode, { sharePrefill: this.options.sharePrefill });
   }
 
   async forward(target: Target, batch: ScoreRequest[], options: ForwardOptions = {}): Promise<ForwardOutput> {

@@ -2,6 +2,9 @@
 // then every still-running sequence decodes one token per step in a single batched pass.
 // Each request draws from its own generator Rng.derive(seed, requestIndex), so a request's tokens
 // do not depend on which other requests share its batch.
+// Requests with the same prompt (the G samples of one prompt in the GRPO family, MAS-OPD and AT-GRPO's
+// K candidates) are prefilled once: the first of them computes the prompt's keys and values, which are
+// copied into the others' slots, and all of them sample their first token from its last logits.
 import type { Decode, SampleParams, SampleResult } from '../types.ts';
 import type { DecoderModel } from './model.ts';
 import type { LoraAdapter } from './lora.ts';
@@ -34,8 +37,29 @@ export function validateSampleParams(p: SampleParams): void {
   if (!(p.maxNewTokens >= 0) || !Number.isInteger(p.maxNewTokens)) throw new Error(`maxNewTokens must be a non-negative integer, got ${p.maxNewTokens}`);
 }
 
+/**
+ * For each prompt, the index of the first prompt with the same tokens (itself when it is the first):
+ * the prompts whose leader is themselves are the ones prefilled.
+ */
+export function promptLeaders(prompts: number[][]): number[] {
+  const first = new Map<string, number>();
+  return prompts.map((pr, i) => {
+    const key = pr.join(',');
+    const seen = first.get(key);
+    if (seen !== undefined) return seen;
+    first.set(key, i);
+    return i;
+  });
+}
+
+export interface GenerateOptions {
+  /** Prefill each distinct prompt once and copy its keys and values to its duplicates (default true). */
+  sharePrefill?: boolean;
+}
+
 export function generate(
   model: DecoderModel, adapter: LoraAdapter | null, prompts: number[][], p: SampleParams, decode: Decode | undefined,
+  options: GenerateOptions = {},
 ): SampleResult[] {
   validateSampleParams(p);
   if (p.stopStrings.length > 0 && !decode) throw new Error('stopStrings need a decode function (engine option `decode`)');
@@ -57,13 +81,21 @@ export function generate(
   const sp = { temperature: p.temperature, topP: p.topP, topK: p.topK };
   const length = prompts.map((x) => x.length);
 
-  // Prefill.
+  // Prefill: the leaders only, then their keys and values copied to the duplicates' slots.
+  const leaders = options.sharePrefill === false ? prompts.map((_, i) => i) : promptLeaders(prompts);
   let seqs: SeqSpan[] = [];
+  const lastRowOf: number[] = [];
   let row = 0;
-  prompts.forEach((pr, i) => { seqs.push({ row0: row, len: pr.length, past: 0, slot: i }); row += pr.length; });
-  let pass = model.forward(Int32Array.from(prompts.flat()), seqs, adapter, cache, false);
+  prompts.forEach((pr, i) => {
+    if (leaders[i] !== i) return;
+    seqs.push({ row0: row, len: pr.length, past: 0, slot: i });
+    row += pr.length;
+    lastRowOf[i] = row - 1;
+  });
+  let pass = model.forward(Int32Array.from(seqs.flatMap((s) => prompts[s.slot]!)), seqs, adapter, cache, false);
+  prompts.forEach((pr, i) => { if (leaders[i] !== i) cache.copySlot(leaders[i]!, i, pr.length); });
   let active = prompts.map((_, i) => i);
-  let lastRows = seqs.map((s) => s.row0 + s.len - 1);
+  let lastRows = prompts.map((_, i) => lastRowOf[leaders[i]!]!);
 
   for (;;) {
     const logits = logitsOfRows(model, pass.hidden, lastRows);

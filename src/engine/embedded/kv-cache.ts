@@ -22,6 +22,15 @@ export class KvCache {
     this.v[layer]!.set(v.subarray(srcRow0 * s, (srcRow0 + len) * s), dst);
   }
 
+  /** Copies the first `len` positions of slot `from` into slot `to` in every layer (a shared prompt's keys and values). */
+  copySlot(from: number, to: number, len: number): void {
+    const n = len * this.kvStride, src = from * this.maxCtx * this.kvStride, dst = to * this.maxCtx * this.kvStride;
+    for (let l = 0; l < this.k.length; l++) {
+      this.k[l]!.copyWithin(dst, src, src + n);
+      this.v[l]!.copyWithin(dst, src, src + n);
+    }
+  }
+
   /** Row index of a slot's first position, for attentionForward's kRow0. */
   row0(slot: number): number {
     return slot * this.maxCtx;
