@@ -9,11 +9,16 @@
 //              not measured by this script yet);
 //   LoRA step  rank 8, α 16, every linear layer, 8 × 512 tokens: forward, backward of −mean log-prob and
 //              one AdamW step, marft against PyTorch + PEFT;
+//   group      the RL workload: 8 prompts (a Reasoner's system prompt and a word problem) × G = 8 samples
+//              each, 128 new tokens at temperature 1, in one sample() call: marft with the shared prompt
+//              prefilled once (its default) against marft prefilling every request (sharePrefill off);
 //   memory     the peak resident memory of each side's process (vLLM: the sum over its process group's
 //              processes, an upper bound since they share pages).
 // Each side runs once untimed first (a short sample, one step). Options: --new-tokens N (256),
-// --prompts N (32), --lora-batch N (8), --lora-length N (512), --no-vllm, --no-transformers. The last line is JSON:
-// {"model", "sample_tokens_per_s": {"marft", "transformers", "vllm", "llama.cpp"}, "lora_step_ms": {"marft", "pytorch"}, "peak_rss_mb": {...}}.
+// --prompts N (32), --lora-batch N (8), --lora-length N (512), --group N (8), --group-prompts N (8),
+// --group-new-tokens N (128), --no-group, --no-vllm, --no-transformers. The last line is JSON:
+// {"model", "sample_tokens_per_s": {"marft", "transformers", "vllm", "llama.cpp"}, "lora_step_ms": {"marft", "pytorch"},
+//  "group_sampling_tokens_per_s": {"marft_shared_prefill", "marft_prefill_per_request"}, "peak_rss_mb": {...}}.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -49,6 +54,25 @@ const QUESTIONS = [
   'How many days are in a leap year?', 'What is the opposite of ancient?', 'Write one sentence about autumn.', 'What do bees make?',
   'How should I store fresh bread?', 'What is the speed of light?', 'Give an example of a mammal that swims.', 'What is a rainbow?',
   'Explain recursion in one sentence.', 'What is the chemical symbol for gold?', 'How do you make a cup of tea?', 'Why do ships float?',
+];
+
+// The group workload's prompts: a role as long as MAS-OPD's Reasoner prompt, then a word problem.
+const REASONER_SYSTEM = 'You are the Reasoner in a team of two agents that solves grade-school mathematics word problems. ' +
+  'Read the problem carefully, identify the quantities it gives and the quantity it asks for, and reason step by step. ' +
+  'Write each step on its own line, state the arithmetic you perform and its result, and check every intermediate value ' +
+  'against the problem before you go on. Your teammate, the Tool-User, will read your reasoning, run the calculations you ' +
+  'describe in Python and report the results back to you, so name every number you use and say exactly which operation ' +
+  'it takes part in. Do not skip steps, do not guess, and do not round unless the problem says so. When you are sure of ' +
+  'the answer, write it on the last line as a single number inside \\boxed{}.';
+const WORD_PROBLEMS = [
+  'A baker makes 24 muffins in the morning and 18 in the afternoon. She sells 35 of them. How many muffins are left?',
+  'Tom has 3 boxes with 12 pencils each. He gives 7 pencils to his sister. How many pencils does he have now?',
+  'A train travels 60 kilometres per hour for 3 hours and then 40 kilometres per hour for 2 hours. How far does it travel?',
+  'A shirt costs 25 dollars. It is on sale for 20 percent off. What is the sale price?',
+  'There are 5 rows of chairs with 14 chairs in each row. 9 chairs are taken away. How many chairs remain?',
+  'Maria reads 15 pages a day. How many days does she need to read a book of 210 pages?',
+  'A garden is 12 metres long and 8 metres wide. What is its perimeter?',
+  'Sam saves 6 dollars a week for 9 weeks and then spends 20 dollars. How much money does he have left?',
 ];
 
 function peakRssOfGroup(pgid: number): number {
@@ -101,6 +125,7 @@ async function main(): Promise<void> {
   const newTokens = option('new-tokens', 256);
   const promptCount = option('prompts', 32);
   const LORA_B = option('lora-batch', 8), LORA_T = option('lora-length', 512);
+  const G = option('group', 8), groupPrompts = option('group-prompts', 8), groupNew = option('group-new-tokens', 128);
 
   const tokenizer = loadTokenizer(modelDir);
   const prompts = Array.from({ length: promptCount }, (_, k) => tokenizer.encodeChat([{ role: 'user', content: QUESTIONS[k % QUESTIONS.length]! }], { addGenerationPrompt: true }));
@@ -134,6 +159,30 @@ async function main(): Promise<void> {
   const marftPeak = peakMb();
   console.log(`marft LoRA step (${LORA_B} × ${LORA_T} tokens): ${(marftLoraMs / 1000).toFixed(2)} s; peak RSS ${marftPeak.toFixed(0)} MB`);
   await engine.dispose();
+
+  // The group workload: marft with the shared prompt prefilled once, then prefilling every request.
+  const group: { shared: number; perRequest: number; promptTokens: number } | null = argv.includes('--no-group') ? null : await (async () => {
+    const distinct = Array.from({ length: groupPrompts }, (_, k) => tokenizer.encodeChat([{ role: 'system', content: REASONER_SYSTEM }, { role: 'user', content: WORD_PROBLEMS[k % WORD_PROBLEMS.length]! }], { addGenerationPrompt: true }));
+    const requests = distinct.flatMap((p) => Array.from({ length: G }, () => p));
+    const timed = async (sharePrefill: boolean): Promise<number> => {
+      const e = await loadEngine(modelDir, { sharePrefill });
+      try {
+        await e.sample({ kind: 'base' }, requests.slice(0, G), { ...params, maxNewTokens: 4 });
+        const g0 = performance.now();
+        const out = await e.sample({ kind: 'base' }, requests, { ...params, maxNewTokens: groupNew });
+        if (out.some((r) => r.tokens.length !== groupNew)) fail(`marft sampled ${out.map((r) => r.tokens.length).join(', ')} tokens, not ${groupNew} each`);
+        return performance.now() - g0;
+      } finally {
+        await e.dispose();
+      }
+    };
+    const perRequest = await timed(false), shared = await timed(true);
+    const promptTokens = Math.round(distinct.reduce((n, p) => n + p.length, 0) / distinct.length);
+    console.log(`group sampling (${groupPrompts} prompts of ~${promptTokens} tokens × G = ${G}, ${groupNew} new tokens): shared prefill ${(shared / 1000).toFixed(1)} s, ` +
+      `prefill per request ${(perRequest / 1000).toFixed(1)} s (×${(perRequest / shared).toFixed(2)})`);
+    return { shared, perRequest, promptTokens };
+  })();
+  const groupRate = (ms: number | undefined): number | null => (ms === undefined ? null : Math.round((groupPrompts * G * groupNew) / (ms / 1000)));
 
   // transformers + PEFT, in their own process.
   interface TransformersSide { sample_ms: number; lora_step_ms: number; peak_rss_mb: number; threads: number; torch: string; transformers: string }
@@ -171,6 +220,7 @@ async function main(): Promise<void> {
     model: basename(modelDir), prompts: promptCount, new_tokens: newTokens, lora_tokens: [LORA_B, LORA_T], threads: threadCount(),
     sample_tokens_per_s: { marft: rate(marftSampleMs), transformers: rate(tf?.sample_ms), vllm: rate(vllm?.ms), 'llama.cpp': null },
     lora_step_ms: { marft: ms(marftLoraMs), pytorch: ms(tf?.lora_step_ms) },
+    group_sampling_tokens_per_s: { marft_shared_prefill: groupRate(group?.shared), marft_prefill_per_request: groupRate(group?.perRequest), prompts: groupPrompts, group: G, new_tokens: groupNew, prompt_tokens: group?.promptTokens ?? null },
     peak_rss_mb: { marft: ms(marftPeak), transformers: ms(tf?.peak_rss_mb), vllm: ms(vllm?.peakMb) },
   }));
 }
