@@ -31,6 +31,12 @@ export interface EmbeddedEngineOptions {
    * measure the gain (bench/real-model.ts) or to check that sharing changes nothing.
    */
   sharePrefill?: boolean;
+  /**
+   * At most this many sequences of one sample() call in flight (0 or absent: all of them): the key/value
+   * cache then holds this many, and a finished sequence's slot is taken by a waiting request
+   * (continuous batching). Bounds sampling's memory on a real model; not a config key yet.
+   */
+  maxSequences?: number;
 }
 
 interface Graph {
@@ -136,7 +142,7 @@ export class EmbeddedEngine implements Engine {
 
   async sample(target: Target, prompts: number[][], params: SampleParams): Promise<SampleResult[]> {
     if (target.kind === 'critic') throw new Error('cannot sample from a critic target');
-    return generate(this.model, this.adapterOf(target), prompts, params, this.options.decode, { sharePrefill: this.options.sharePrefill });
+    return generate(this.model, this.adapterOf(target), prompts, params, this.options.decode, { sharePrefill: this.options.sharePrefill, maxSequences: this.options.maxSequences });
   }
 
   async forward(target: Target, batch: ScoreRequest[], options: ForwardOptions = {}): Promise<ForwardOutput> {

@@ -1,5 +1,7 @@
 // Batched sampling with a KV cache (issue 2, item 5). All prompts are prefilled in one packed pass,
-// then every still-running sequence decodes one token per step in a single batched pass.
+// then every still-running sequence decodes one token per step in a single batched pass. With
+// maxSequences, at most that many are in flight: a finished sequence's slot is taken by the next
+// waiting request, prefilled in the same pass as the others' next token (continuous batching).
 // Each request draws from its own generator Rng.derive(seed, requestIndex), so a request's tokens
 // do not depend on which other requests share its batch.
 // Requests with the same prompt (the G samples of one prompt in the GRPO family, MAS-OPD and AT-GRPO's
@@ -55,6 +57,12 @@ export function promptLeaders(prompts: number[][]): number[] {
 export interface GenerateOptions {
   /** Prefill each distinct prompt once and copy its keys and values to its duplicates (default true). */
   sharePrefill?: boolean;
+  /**
+   * At most this many sequences in flight (0 or absent: all of them). The key/value cache has this many
+   * slots; a request waits until a sequence finishes, then takes its slot and is prefilled in the same
+   * pass as the others' next token (continuous batching).
+   */
+  maxSequences?: number;
 }
 
 export function generate(
@@ -63,6 +71,8 @@ export function generate(
 ): SampleResult[] {
   validateSampleParams(p);
   if (p.stopStrings.length > 0 && !decode) throw new Error('stopStrings need a decode function (engine option `decode`)');
+  const cap = options.maxSequences ?? 0;
+  if (!(Number.isInteger(cap) && cap >= 0)) throw new Error(`maxSequences must be a non-negative integer, got ${cap}`);
   const cfg = model.cfg, V = cfg.vocabSize;
   const B = prompts.length;
   prompts.forEach((pr, i) => {
@@ -71,54 +81,67 @@ export function generate(
   });
   const results: SampleResult[] = prompts.map(() => ({ tokens: [], logprobs: [], stopReason: 'max_tokens' }));
   if (B === 0 || p.maxNewTokens === 0) return results;
+  const slots = cap > 0 ? Math.min(cap, B) : B;
   const maxPrompt = Math.max(...prompts.map((x) => x.length));
   const maxCtx = Math.min(cfg.maxPositionEmbeddings, maxPrompt + p.maxNewTokens);
   const floatsPerPosition = 2 * cfg.numHiddenLayers * cfg.numKeyValueHeads * cfg.headDim;
-  reserveMemory('the sampling batch\'s key/value cache', 4 * B * maxCtx * floatsPerPosition, `${B} sequences × ${maxCtx} positions`);
-  const cache = new KvCache(cfg, B, maxCtx);
+  reserveMemory('the sampling batch\'s key/value cache', 4 * slots * maxCtx * floatsPerPosition, `${slots} sequences × ${maxCtx} positions`);
+  const cache = new KvCache(cfg, slots, maxCtx);
   const rngs = prompts.map((_, i) => Rng.derive(p.seed, i));
   const stopIds = new Set(p.stopTokenIds);
   const sp = { temperature: p.temperature, topP: p.topP, topK: p.topK };
   const length = prompts.map((x) => x.length);
-
-  // Prefill: the leaders only, then their keys and values copied to the duplicates' slots.
-  const leaders = options.sharePrefill === false ? prompts.map((_, i) => i) : promptLeaders(prompts);
-  let seqs: SeqSpan[] = [];
-  const lastRowOf: number[] = [];
-  let row = 0;
-  prompts.forEach((pr, i) => {
-    if (leaders[i] !== i) return;
-    seqs.push({ row0: row, len: pr.length, past: 0, slot: i });
-    row += pr.length;
-    lastRowOf[i] = row - 1;
-  });
-  let pass = model.forward(Int32Array.from(seqs.flatMap((s) => prompts[s.slot]!)), seqs, adapter, cache, false);
-  prompts.forEach((pr, i) => { if (leaders[i] !== i) cache.copySlot(leaders[i]!, i, pr.length); });
-  let active = prompts.map((_, i) => i);
-  let lastRows = prompts.map((_, i) => lastRowOf[leaders[i]!]!);
+  const slotOf: number[] = new Array<number>(B);
+  const freeSlots = Array.from({ length: slots }, (_, s) => slots - 1 - s); // popped lowest first
+  let waiting = 0; // requests are admitted in their order
+  let active: number[] = [];
 
   for (;;) {
-    const logits = logitsOfRows(model, pass.hidden, lastRows);
+    // One pass: the next token of every running sequence, then the prompts of the requests admitted
+    // into free slots (each distinct prompt among them once; its keys and values are copied after).
+    const admitted: number[] = [];
+    while (waiting < B && freeSlots.length > 0) { slotOf[waiting] = freeSlots.pop()!; admitted.push(waiting++); }
+    const seqs: SeqSpan[] = [];
+    const tokens: number[] = [];
+    const rowOf = new Map<number, number>();
+    for (const i of active) {
+      seqs.push({ row0: tokens.length, len: 1, past: length[i]! - 1, slot: slotOf[i]! });
+      tokens.push(results[i]!.tokens[results[i]!.tokens.length - 1]!);
+      rowOf.set(i, tokens.length - 1);
+    }
+    const leaders = options.sharePrefill === false ? admitted.map((_, k) => k) : promptLeaders(admitted.map((i) => prompts[i]!));
+    admitted.forEach((i, k) => {
+      if (leaders[k] !== k) return;
+      seqs.push({ row0: tokens.length, len: prompts[i]!.length, past: 0, slot: slotOf[i]! });
+      for (const t of prompts[i]!) tokens.push(t);
+      rowOf.set(i, tokens.length - 1);
+    });
+    if (seqs.length === 0) break;
+    const pass = model.forward(Int32Array.from(tokens), seqs, adapter, cache, false);
+    admitted.forEach((i, k) => {
+      if (leaders[k] === k) return;
+      const lead = admitted[leaders[k]!]!;
+      cache.copySlot(slotOf[lead]!, slotOf[i]!, prompts[i]!.length);
+      rowOf.set(i, rowOf.get(lead)!);
+    });
+    const stepping = [...active, ...admitted];
+    const logits = logitsOfRows(model, pass.hidden, stepping.map((i) => rowOf.get(i)!));
     const next: number[] = [];
-    active.forEach((i, k) => {
+    stepping.forEach((i, k) => {
       const { token, logprob } = sampleToken(logits.subarray(k * V, (k + 1) * V), sp, rngs[i]!);
       const r = results[i]!;
       r.tokens.push(token);
       r.logprobs.push(logprob);
       length[i]!++;
-      if (stopIds.has(token)) { r.stopReason = 'stop_token'; return; }
-      if (p.stopStrings.length > 0 && findStopString(decode!(r.tokens), p.stopStrings) >= 0) { r.stopReason = 'stop_string'; return; }
-      if (r.tokens.length >= p.maxNewTokens) { r.stopReason = 'max_tokens'; return; }
-      if (length[i]! >= maxCtx) { r.stopReason = 'context_full'; return; }
-      next.push(i);
+      if (stopIds.has(token)) r.stopReason = 'stop_token';
+      else if (p.stopStrings.length > 0 && findStopString(decode!(r.tokens), p.stopStrings) >= 0) r.stopReason = 'stop_string';
+      else if (r.tokens.length >= p.maxNewTokens) r.stopReason = 'max_tokens';
+      else if (length[i]! >= maxCtx) r.stopReason = 'context_full';
+      else { next.push(i); return; }
+      freeSlots.push(slotOf[i]!);
     });
     releaseBuffers(logits);
-    if (next.length === 0) break;
     active = next;
-    seqs = active.map((i, k) => ({ row0: k, len: 1, past: length[i]! - 1, slot: i }));
-    const tokens = Int32Array.from(active.map((i) => results[i]!.tokens[results[i]!.tokens.length - 1]!));
-    pass = model.forward(tokens, seqs, adapter, cache, false);
-    lastRows = active.map((_, k) => k);
   }
   return results;
 }
