@@ -12,12 +12,18 @@
 //   group      the RL workload: 8 prompts (a Reasoner's system prompt and a word problem) × G = 8 samples
 //              each, 128 new tokens at temperature 1, in one sample() call: marft with the shared prompt
 //              prefilled once (its default) against marft prefilling every request (sharePrefill off);
+//   stopping   the 32 chat prompts again, stopping at the end of the answer (at most --new-tokens): one
+//              uncapped call; at most --batch-cap (8) in flight with slots refilled (maxSequences); chunks
+//              of 8 requests one after another (the same memory). Tokens/s of generated tokens (a chunk's
+//              seed is offset, so its samples, and lengths, differ from the other two's);
 //   memory     the peak resident memory of each side's process (vLLM: the sum over its process group's
 //              processes, an upper bound since they share pages).
 // Each side runs once untimed first (a short sample, one step). Options: --new-tokens N (256),
 // --prompts N (32), --lora-batch N (8), --lora-length N (512), --group N (8), --group-prompts N (8),
-// --group-new-tokens N (128), --no-group, --no-vllm, --no-transformers. The last line is JSON:
+// --group-new-tokens N (128), --no-group, --batch-cap N (8), --no-continuous, --no-vllm, --no-transformers.
+// The last line is JSON:
 // {"model", "sample_tokens_per_s": {"marft", "transformers", "vllm", "llama.cpp"}, "lora_step_ms": {"marft", "pytorch"},
+//  "stopping_tokens_per_s": {"uncapped", "continuous", "chunks"},
 //  "group_sampling_tokens_per_s": {"marft_shared_prefill", "marft_prefill_per_request"}, "peak_rss_mb": {...}}.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -116,6 +122,8 @@ async function vllmSample(modelDir: string, prompts: number[][], newTokens: numb
   }
 }
 
+interface Rate { ms: number; tokens: number; perS: number }
+
 async function main(): Promise<void> {
   const i = argv.indexOf('--model');
   const dir = argv[i + 1];
@@ -126,6 +134,7 @@ async function main(): Promise<void> {
   const promptCount = option('prompts', 32);
   const LORA_B = option('lora-batch', 8), LORA_T = option('lora-length', 512);
   const G = option('group', 8), groupPrompts = option('group-prompts', 8), groupNew = option('group-new-tokens', 128);
+  const cap = option('batch-cap', 8);
 
   const tokenizer = loadTokenizer(modelDir);
   const prompts = Array.from({ length: promptCount }, (_, k) => tokenizer.encodeChat([{ role: 'user', content: QUESTIONS[k % QUESTIONS.length]! }], { addGenerationPrompt: true }));
@@ -182,6 +191,31 @@ async function main(): Promise<void> {
       `prefill per request ${(perRequest / 1000).toFixed(1)} s (×${(perRequest / shared).toFixed(2)})`);
     return { shared, perRequest, promptTokens };
   })();
+  // Continuous batching: the 32 chat prompts, stopping at the end of the answer (lengths differ), at
+  // most `cap` sequences in flight: the engine refilling slots, against chunks of `cap` requests one
+  // after another (the same memory), and one uncapped call.
+  const stopping: { uncapped: Rate; continuous: Rate; chunks: Rate } | null = argv.includes('--no-continuous') ? null : await (async () => {
+    const stopParams = { ...params, stopTokenIds: tokenizer.eosTokenIds, maxNewTokens: newTokens };
+    const timed = async (maxSequences: number, chunk: number): Promise<Rate> => {
+      const e = await loadEngine(modelDir, { maxSequences });
+      try {
+        await e.sample({ kind: 'base' }, prompts.slice(0, 2), { ...stopParams, maxNewTokens: 4 });
+        const c0 = performance.now();
+        let tokens = 0;
+        for (let k = 0; k < prompts.length; k += chunk) tokens += (await e.sample({ kind: 'base' }, prompts.slice(k, k + chunk), { ...stopParams, seed: stopParams.seed + k })).reduce((n, r) => n + r.tokens.length, 0);
+        const ms = performance.now() - c0;
+        return { ms, tokens, perS: Math.round(tokens / (ms / 1000)) };
+      } finally {
+        await e.dispose();
+      }
+    };
+    const uncapped = await timed(0, prompts.length), continuous = await timed(cap, prompts.length), chunks = await timed(0, cap);
+    const show = (r: Rate): string => `${(r.ms / 1000).toFixed(1)} s, ${r.tokens} tokens, ${r.perS} tokens/s`;
+    console.log(`stopping at the answer's end (${prompts.length} prompts, at most ${newTokens} tokens): uncapped ${show(uncapped)}; ` +
+      `${cap} in flight, slots refilled ${show(continuous)}; chunks of ${cap} ${show(chunks)}`);
+    return { uncapped, continuous, chunks };
+  })();
+
   const groupRate = (ms: number | undefined): number | null => (ms === undefined ? null : Math.round((groupPrompts * G * groupNew) / (ms / 1000)));
 
   // transformers + PEFT, in their own process.
@@ -220,6 +254,7 @@ async function main(): Promise<void> {
     model: basename(modelDir), prompts: promptCount, new_tokens: newTokens, lora_tokens: [LORA_B, LORA_T], threads: threadCount(),
     sample_tokens_per_s: { marft: rate(marftSampleMs), transformers: rate(tf?.sample_ms), vllm: rate(vllm?.ms), 'llama.cpp': null },
     lora_step_ms: { marft: ms(marftLoraMs), pytorch: ms(tf?.lora_step_ms) },
+    stopping_tokens_per_s: stopping ? { uncapped: stopping.uncapped.perS, continuous: stopping.continuous.perS, chunks: stopping.chunks.perS, cap } : null,
     group_sampling_tokens_per_s: { marft_shared_prefill: groupRate(group?.shared), marft_prefill_per_request: groupRate(group?.perRequest), prompts: groupPrompts, group: G, new_tokens: groupNew, prompt_tokens: group?.promptTokens ?? null },
     peak_rss_mb: { marft: ms(marftPeak), transformers: ms(tf?.peak_rss_mb), vllm: ms(vllm?.peakMb) },
   }));

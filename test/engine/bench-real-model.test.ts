@@ -25,14 +25,16 @@ test('--model without a folder, or a folder that is not a model, or a bad count:
   }
 });
 
-test('on SmolLM2: 2 prompts x 4 tokens, a LoRA step on 2 x 16 tokens and a group workload of 2 prompts x G = 2 with marft and transformers end with the JSON line (vLLM skipped)', { skip: skipWithoutSmollm2, timeout: 900_000 }, () => {
-  const r = bench(['--model', smollm2Dir, '--prompts', '2', '--new-tokens', '4', '--lora-batch', '2', '--lora-length', '16', '--group', '2', '--group-prompts', '2', '--group-new-tokens', '3', '--no-vllm']);
+test('on SmolLM2: 2 prompts x 4 tokens, a LoRA step on 2 x 16 tokens and a group workload of 2 prompts x G = 2, stopping at the end of the answer capped at 1 in flight, with marft and transformers end with the JSON line (vLLM skipped)', { skip: skipWithoutSmollm2, timeout: 900_000 }, () => {
+  const r = bench(['--model', smollm2Dir, '--prompts', '2', '--new-tokens', '4', '--lora-batch', '2', '--lora-length', '16', '--group', '2', '--group-prompts', '2', '--group-new-tokens', '3', '--batch-cap', '1', '--no-vllm']);
   assert.equal(r.status, 0, r.stderr);
   const last = JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, Record<string, number | null>>;
   assert.equal(last.model as unknown, 'smollm2-135m-instruct');
   assert.ok(last.sample_tokens_per_s!.marft! > 0 && last.sample_tokens_per_s!.transformers! > 0, r.stdout);
   assert.equal(last.sample_tokens_per_s!.vllm, null);
   assert.ok(last.lora_step_ms!.marft! > 0 && last.lora_step_ms!.pytorch! > 0, r.stdout);
+  const c = last.stopping_tokens_per_s!;
+  assert.ok(c.uncapped! > 0 && c.continuous! > 0 && c.chunks! > 0 && c.cap === 1, r.stdout);
   const g = last.group_sampling_tokens_per_s!;
   assert.ok(g.marft_shared_prefill! > 0 && g.marft_prefill_per_request! > 0, r.stdout);
   assert.deepEqual([g.prompts, g.group, g.new_tokens], [2, 2, 3]);
