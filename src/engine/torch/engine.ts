@@ -204,7 +204,7 @@ export class TorchEngine implements Engine {
   }
 
   async dispose(): Promise<void> {
-    await this.worker.close();
+    await this.worker.close(this.options.shutdownTimeoutMs);
     this.adapters.clear();
     this.critics.clear();
   }
