@@ -31,7 +31,8 @@ import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../src/engine/index.ts';
-import { ALL_LINEAR_MODULES, type ScoreRequest } from '../src/engine/types.ts';
+import { ALL_LINEAR_MODULES, type Engine, type ScoreRequest } from '../src/engine/types.ts';
+import type { EmbeddedEngineOptions } from '../src/engine/embedded/engine.ts';
 import { threadCount } from '../src/engine/embedded/thread-pool.ts';
 import { loadTokenizer } from '../src/tokenizer/index.ts';
 import { defaultVllmPython, VllmServer } from '../src/engine/vllm/server.ts';
@@ -124,6 +125,16 @@ async function vllmSample(modelDir: string, prompts: number[][], newTokens: numb
 
 interface Rate { ms: number; tokens: number; perS: number }
 
+/** `work` on the model loaded afresh with these sampler options, disposed after. */
+async function onFreshEngine<T>(modelDir: string, options: EmbeddedEngineOptions, work: (e: Engine) => Promise<T>): Promise<T> {
+  const e = await loadEngine(modelDir, options);
+  try {
+    return await work(e);
+  } finally {
+    await e.dispose();
+  }
+}
+
 async function main(): Promise<void> {
   const i = argv.indexOf('--model');
   const dir = argv[i + 1];
@@ -173,18 +184,13 @@ async function main(): Promise<void> {
   const group: { shared: number; perRequest: number; promptTokens: number } | null = argv.includes('--no-group') ? null : await (async () => {
     const distinct = Array.from({ length: groupPrompts }, (_, k) => tokenizer.encodeChat([{ role: 'system', content: REASONER_SYSTEM }, { role: 'user', content: WORD_PROBLEMS[k % WORD_PROBLEMS.length]! }], { addGenerationPrompt: true }));
     const requests = distinct.flatMap((p) => Array.from({ length: G }, () => p));
-    const timed = async (sharePrefill: boolean): Promise<number> => {
-      const e = await loadEngine(modelDir, { sharePrefill });
-      try {
-        await e.sample({ kind: 'base' }, requests.slice(0, G), { ...params, maxNewTokens: 4 });
-        const g0 = performance.now();
-        const out = await e.sample({ kind: 'base' }, requests, { ...params, maxNewTokens: groupNew });
-        if (out.some((r) => r.tokens.length !== groupNew)) fail(`marft sampled ${out.map((r) => r.tokens.length).join(', ')} tokens, not ${groupNew} each`);
-        return performance.now() - g0;
-      } finally {
-        await e.dispose();
-      }
-    };
+    const timed = (sharePrefill: boolean): Promise<number> => onFreshEngine(modelDir, { sharePrefill }, async (e) => {
+      await e.sample({ kind: 'base' }, requests.slice(0, G), { ...params, maxNewTokens: 4 });
+      const g0 = performance.now();
+      const out = await e.sample({ kind: 'base' }, requests, { ...params, maxNewTokens: groupNew });
+      if (out.some((r) => r.tokens.length !== groupNew)) fail(`marft sampled ${out.map((r) => r.tokens.length).join(', ')} tokens, not ${groupNew} each`);
+      return performance.now() - g0;
+    });
     const perRequest = await timed(false), shared = await timed(true);
     const promptTokens = Math.round(distinct.reduce((n, p) => n + p.length, 0) / distinct.length);
     console.log(`group sampling (${groupPrompts} prompts of ~${promptTokens} tokens × G = ${G}, ${groupNew} new tokens): shared prefill ${(shared / 1000).toFixed(1)} s, ` +
@@ -196,19 +202,14 @@ async function main(): Promise<void> {
   // after another (the same memory), and one uncapped call.
   const stopping: { uncapped: Rate; continuous: Rate; chunks: Rate } | null = argv.includes('--no-continuous') ? null : await (async () => {
     const stopParams = { ...params, stopTokenIds: tokenizer.eosTokenIds, maxNewTokens: newTokens };
-    const timed = async (maxSequences: number, chunk: number): Promise<Rate> => {
-      const e = await loadEngine(modelDir, { maxSequences });
-      try {
-        await e.sample({ kind: 'base' }, prompts.slice(0, 2), { ...stopParams, maxNewTokens: 4 });
-        const c0 = performance.now();
-        let tokens = 0;
-        for (let k = 0; k < prompts.length; k += chunk) tokens += (await e.sample({ kind: 'base' }, prompts.slice(k, k + chunk), { ...stopParams, seed: stopParams.seed + k })).reduce((n, r) => n + r.tokens.length, 0);
-        const ms = performance.now() - c0;
-        return { ms, tokens, perS: Math.round(tokens / (ms / 1000)) };
-      } finally {
-        await e.dispose();
-      }
-    };
+    const timed = (maxSequences: number, chunk: number): Promise<Rate> => onFreshEngine(modelDir, { maxSequences }, async (e) => {
+      await e.sample({ kind: 'base' }, prompts.slice(0, 2), { ...stopParams, maxNewTokens: 4 });
+      const c0 = performance.now();
+      let tokens = 0;
+      for (let k = 0; k < prompts.length; k += chunk) tokens += (await e.sample({ kind: 'base' }, prompts.slice(k, k + chunk), { ...stopParams, seed: stopParams.seed + k })).reduce((n, r) => n + r.tokens.length, 0);
+      const ms = performance.now() - c0;
+      return { ms, tokens, perS: Math.round(tokens / (ms / 1000)) };
+    });
     const uncapped = await timed(0, prompts.length), continuous = await timed(cap, prompts.length), chunks = await timed(0, cap);
     const show = (r: Rate): string => `${(r.ms / 1000).toFixed(1)} s, ${r.tokens} tokens, ${r.perS} tokens/s`;
     console.log(`stopping at the answer's end (${prompts.length} prompts, at most ${newTokens} tokens): uncapped ${show(uncapped)}; ` +

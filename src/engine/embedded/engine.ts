@@ -17,26 +17,16 @@ import { gatherRows, joinByCounts, lmHeadBackward, lmHeadForward, packScoreReque
 import { effectiveTemperature } from './kernels/log-softmax.ts';
 import { adamwStep, newAdamState } from './adamw.ts';
 import { readAdamState, writeAdamState, type AdamState } from '../hf/optimizer-state-file.ts';
-import { generate } from './generate.ts';
+import { generate, type GenerateOptions } from './generate.ts';
 import { param, type Param } from './param.ts';
 import { sharedFloats } from '../shareable-arrays.ts';
 import { saveBaseDir } from './engine-io.ts';
 import { loadAdapterDir, loadCriticDir, saveAdapterDir, saveCriticDir } from '../hf/trainable-folders.ts';
 
-export interface EmbeddedEngineOptions {
+/** The sampler's options (generate.ts: sharePrefill, maxSequences; not config keys yet) and a decoder for stop strings. */
+export interface EmbeddedEngineOptions extends GenerateOptions {
   /** Token ids → text, for stop strings. */
   decode?: Decode;
-  /**
-   * Prefill a prompt that several requests of one sample() call share once (default true). Off only to
-   * measure the gain (bench/real-model.ts) or to check that sharing changes nothing.
-   */
-  sharePrefill?: boolean;
-  /**
-   * At most this many sequences of one sample() call in flight (0 or absent: all of them): the key/value
-   * cache then holds this many, and a finished sequence's slot is taken by a waiting request
-   * (continuous batching). Bounds sampling's memory on a real model; not a config key yet.
-   */
-  maxSequences?: number;
 }
 
 interface Graph {
@@ -142,7 +132,7 @@ export class EmbeddedEngine implements Engine {
 
   async sample(target: Target, prompts: number[][], params: SampleParams): Promise<SampleResult[]> {
     if (target.kind === 'critic') throw new Error('cannot sample from a critic target');
-    return generate(this.model, this.adapterOf(target), prompts, params, this.options.decode, { sharePrefill: this.options.sharePrefill, maxSequences: this.options.maxSequences });
+    return generate(this.model, this.adapterOf(target), prompts, params, this.options.decode, this.options);
   }
 
   async forward(target: Target, batch: ScoreRequest[], options: ForwardOptions = {}): Promise<ForwardOutput> {

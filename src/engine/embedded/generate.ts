@@ -55,12 +55,15 @@ export function promptLeaders(prompts: number[][]): number[] {
 }
 
 export interface GenerateOptions {
-  /** Prefill each distinct prompt once and copy its keys and values to its duplicates (default true). */
+  /**
+   * Prefill each distinct prompt of a call once and copy its keys and values to its duplicates
+   * (default true). Off only to measure the gain (bench/real-model.ts) or to check that sharing changes nothing.
+   */
   sharePrefill?: boolean;
   /**
    * At most this many sequences in flight (0 or absent: all of them). The key/value cache has this many
    * slots; a request waits until a sequence finishes, then takes its slot and is prefilled in the same
-   * pass as the others' next token (continuous batching).
+   * pass as the others' next token (continuous batching). Bounds sampling's memory on a real model.
    */
   maxSequences?: number;
 }

@@ -24,7 +24,7 @@ export class KvCache {
 
   /** Copies the first `len` positions of slot `from` into slot `to` in every layer (a shared prompt's keys and values). */
   copySlot(from: number, to: number, len: number): void {
-    const n = len * this.kvStride, src = from * this.maxCtx * this.kvStride, dst = to * this.maxCtx * this.kvStride;
+    const n = len * this.kvStride, src = this.row0(from) * this.kvStride, dst = this.row0(to) * this.kvStride;
     for (let l = 0; l < this.k.length; l++) {
       this.k[l]!.copyWithin(dst, src, src + n);
       this.v[l]!.copyWithin(dst, src, src + n);

@@ -25,6 +25,12 @@ import { WorkerProcess, type WorkerLaunch } from './worker-process.ts';
 export interface TorchEngineOptions extends WorkerLaunch {
   /** Token ids → text, for stop strings (applied here: the worker has no tokenizer). */
   decode?: Decode;
+  /**
+   * How long dispose waits for the worker group to exit after its answer to the shutdown before it
+   * kills the group (default 30,000 ms). Several machines: torchrun on this node waits for the others'
+   * exit before it exits itself.
+   */
+  shutdownTimeoutMs?: number;
 }
 
 /** What the worker reports when it has loaded the model. */

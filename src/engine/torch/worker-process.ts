@@ -45,12 +45,6 @@ export interface WorkerLaunch {
    * the micro-batch's tokens.
    */
   logitsChunkRows?: number;
-  /**
-   * How long dispose waits for the worker group to exit after its answer to the shutdown before it
-   * kills the group (default 30,000 ms). Several machines: torchrun on this node waits for the others'
-   * exit before it exits itself.
-   */
-  shutdownTimeoutMs?: number;
 }
 
 interface Pending {
