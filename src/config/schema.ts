@@ -65,7 +65,9 @@ export const configSchema = obj('a MARFT training run', {
     threads: int("torch engine only: torch's CPU threads per worker process (0 = torch's default)", 0, 0, BOUND.threads),
     nodes: int('torch engine only: machines the students’ engine spans (model.processes on each); node 0 is this machine, the others are started by hand (docs/scaling.md, “Several machines”)', 1, 1, BOUND.processes),
     rendezvous: str('torch engine, model.nodes > 1 only: HOST:PORT of this machine, where the other nodes meet (torchrun’s static rendezvous)', ''),
+    maxSequences: int('embedded engine only: sequences one sampling call decodes at once (0 = all of them); a finished sequence’s slot goes to the next waiting one (continuous batching). Bounds sampling’s key/value memory on a real model; what is sampled does not change, since every request draws from its own generator (docs/performance.md, “Continuous batching”)', 0, 0, BOUND.episodes),
   }, (o) => {
+    if (o.maxSequences > 0 && o.engine !== 'embedded') return `maxSequences: the embedded engine's option (model.engine is ${o.engine}); leave it at 0`;
     if (o.nodes > 1 && o.engine !== 'torch') return `nodes: ${o.nodes} machines need model.engine torch (got ${o.engine})`;
     if (o.nodes > 1 && !/^[^\s:]+:\d+$/.test(o.rendezvous)) return `rendezvous: model.nodes ${o.nodes} needs HOST:PORT of this machine, where the other nodes meet (got ${JSON.stringify(o.rendezvous)})`;
     return null;

@@ -10,6 +10,7 @@ export type * from './types.ts';
 export { ALL_LINEAR_MODULES } from './types.ts';
 export { NonFiniteStateError, firstNonFinite } from './non-finite.ts';
 export { tinyDecoderConfig, type TinyDecoderShape } from './tiny-decoder.ts';
+export { EmbeddedEngine } from './embedded/engine.ts';
 export type { EmbeddedEngineOptions } from './embedded/engine.ts';
 export type { TorchEngineOptions } from './torch/engine.ts';
 export { openEngine, openSamplingEngine, ServedModelChoiceError, ENGINE_KINDS, SERVED_ENGINE_KINDS, type EngineKind, type ServedEngineKind, type EngineSpec, type SamplingEngineSpec } from './open.ts';

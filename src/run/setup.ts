@@ -19,8 +19,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Engine, SamplingEngine } from '../engine/types.ts';
 import {
-  defaultVllmPython, openEngine, openSamplingEngine, SamplerMismatchError, SERVED_ENGINE_KINDS, ServedModelChoiceError,
-  type EngineSpec, type SamplingEngineSpec, type ServedEngineKind, type TorchEngineOptions,
+  defaultVllmPython, EmbeddedEngine, openEngine, openSamplingEngine, SamplerMismatchError, SERVED_ENGINE_KINDS, ServedModelChoiceError,
+  type EmbeddedEngineOptions, type EngineSpec, type SamplingEngineSpec, type ServedEngineKind, type TorchEngineOptions,
 } from '../engine/index.ts';
 import type { MarftConfig } from '../config/schema.ts';
 import { ConfigError } from '../config/schema-dsl.ts';
@@ -63,10 +63,15 @@ export function localTorchOptions(model: MarftConfig['model']): TorchEngineOptio
   return { device: model.device, nprocPerNode: model.processes, threads: model.threads, dtype: weightDtype(model) };
 }
 
+/** The embedded engine's sampler options from model.* (a task-built engine gets them through withGenerateOptions). */
+function embeddedOptions(model: MarftConfig['model']): EmbeddedEngineOptions {
+  return model.maxSequences > 0 ? { maxSequences: model.maxSequences } : {};
+}
+
 /** The engine `model.engine` names, over the Hugging Face model folder `dir`; with sampler.engine vllm, wrapped so that vLLM samples. */
 function modelSpec(config: MarftConfig, dir: string): EngineSpec {
   const model = config.model;
-  const trainer: Extract<EngineSpec, { kind: 'embedded' | 'torch' }> = model.engine !== 'torch' ? { kind: 'embedded', modelDir: dir } : {
+  const trainer: Extract<EngineSpec, { kind: 'embedded' | 'torch' }> = model.engine !== 'torch' ? { kind: 'embedded', modelDir: dir, options: embeddedOptions(model) } : {
     kind: 'torch', modelDir: dir,
     options: { ...localTorchOptions(model), ...(model.nodes > 1 ? { nnodes: model.nodes, rdzvEndpoint: model.rendezvous } : {}) },
   };
@@ -114,6 +119,7 @@ export async function buildEngine(config: MarftConfig, bundle: TaskBundle, runDi
   }
   if (!bundle.buildEngine) throw new ConfigError(`model.path: task '${config.task.name}' builds no model of its own; name a Hugging Face model folder`);
   const built = await bundle.buildEngine(config.seed);
+  if (built instanceof EmbeddedEngine) built.withGenerateOptions(embeddedOptions(model));
   if (model.engine === 'embedded' && config.sampler.engine !== 'vllm') {
     if (saved) await saveBaseAtomic(built, saved);
     return built;

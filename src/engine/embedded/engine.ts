@@ -23,7 +23,7 @@ import { sharedFloats } from '../shareable-arrays.ts';
 import { saveBaseDir } from './engine-io.ts';
 import { loadAdapterDir, loadCriticDir, saveAdapterDir, saveCriticDir } from '../hf/trainable-folders.ts';
 
-/** The sampler's options (generate.ts: sharePrefill, maxSequences; not config keys yet) and a decoder for stop strings. */
+/** The sampler's options (generate.ts: sharePrefill, maxSequences, the latter config key model.maxSequences) and a decoder for stop strings. */
 export interface EmbeddedEngineOptions extends GenerateOptions {
   /** Token ids → text, for stop strings. */
   decode?: Decode;
@@ -53,6 +53,16 @@ export class EmbeddedEngine implements Engine {
   constructor(readonly config: ModelConfig, weights: BaseWeights, protected options: EmbeddedEngineOptions = {}) {
     this.model = new DecoderModel(config, weights);
     this.info = modelInfo(config);
+  }
+
+  /** The sampler's options in force (what sample() passes to generate). */
+  get generateOptions(): Readonly<EmbeddedEngineOptions> {
+    return this.options;
+  }
+
+  /** Sets sampler options (sharePrefill, maxSequences) on an engine already built, e.g. by a task; the options not named stay. */
+  withGenerateOptions(options: GenerateOptions): void {
+    this.options = { ...this.options, ...options };
   }
 
   // ---- adapters and critics -------------------------------------------------------------
