@@ -28,7 +28,7 @@ import type { Problem } from '../../tasks/arith-duo/task.ts';
 import { cachedRunner } from './cached-runner.ts';
 import { studentModelConfig, teacherModelConfig } from './models.ts';
 import { PhraseTokenizer } from './phrase-tokenizer.ts';
-import { DEFAULT_SFT, sft } from './sft.ts';
+import { DEFAULT_SFT, sft } from '../../train/sft.ts';
 import { MAX_REPLY_TOKENS, studyEnv, studyPhrases, studySplit, studyWorkflow } from './study-task.ts';
 import { DEFAULT_NOISE, studentBatch, teacherBatch, type TeacherConditions } from './transcripts.ts';
 

@@ -1,8 +1,9 @@
-// Full-parameter training of a model built here on a stream of transcript batches: next-token
+// Supervised fine-tuning of a base model's full parameters on a stream of batches: next-token
 // cross-entropy on the replies, through the engine interface (the same steps as the demo's
-// pretraining loop, src/tasks/arith-duo/pretrain.ts, which is tied to that demo's corpus).
-import type { Engine, ScoreRequest } from '../../engine/types.ts';
-import { learningRate } from '../../train/schedules.ts';
+// pretraining loop, src/tasks/arith-duo/pretrain.ts, which is tied to that demo's corpus). Used by the
+// MAS-OPD demo's teacher and students and by scripts/make-student.ts.
+import type { Engine, ScoreRequest } from '../engine/types.ts';
+import { learningRate } from './schedules.ts';
 
 export interface SftConfig {
   steps: number;
