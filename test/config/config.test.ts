@@ -67,6 +67,10 @@ test('every example config validates', async () => {
   const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
   assert.ok(files.length >= 3, `examples: ${files.join(', ')}`);
   for (const f of files) await loadConfig(join(dir.pathname, f));
+  // The real model's examples (examples/real/, docs/real-models.md) validate too.
+  const real = readdirSync(new URL('real/', dir)).filter((f) => f.endsWith('.yaml'));
+  assert.deepEqual(real.sort(), ['marft-word-problems.yaml', 'mas-opd-word-problems.yaml']);
+  for (const f of real) await loadConfig(join(dir.pathname, 'real', f));
   // The spelled-out defaults file is exactly the schema's defaults.
   assert.deepEqual(await loadConfig(join(dir.pathname, 'marft-defaults.yaml')), parseConfig({}));
 });

@@ -60,6 +60,7 @@ test('schema/marft-config.schema.json is generated from the schema and up to dat
 test('the JSON Schema accepts every example and refuses what marft refuses', () => {
   const dir = new URL('../../examples/', import.meta.url).pathname;
   for (const f of readdirSync(dir).filter((x) => x.endsWith('.yaml'))) assert.deepEqual(violations(schema, parseYaml(readFileSync(join(dir, f), 'utf8'))), [], f);
+  for (const f of readdirSync(join(dir, 'real')).filter((x) => x.endsWith('.yaml'))) assert.deepEqual(violations(schema, parseYaml(readFileSync(join(dir, 'real', f), 'utf8'))), [], f);
   // The defaults, spelled out (and the resolved config.json a run writes) are valid files too.
   assert.deepEqual(violations(schema, parseConfig({ task: { name: 'bandit' } })), []);
   const bad: [unknown, RegExp][] = [
