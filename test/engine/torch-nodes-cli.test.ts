@@ -50,7 +50,7 @@ test('marft train with model.nodes 2: the other node started by hand first, one 
       const metrics = readFileSync(join(runDir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
       assert.equal(metrics.length, 1);
       assert.ok(Number.isFinite(metrics[0]!['policy_loss'] as number));
-      const code = await Promise.race([exited, new Promise<string>((res) => setTimeout(() => res('still running'), 30_000))]);
+      const code = await Promise.race([exited, new Promise<string>((res) => setTimeout(() => res('still running'), 30_000).unref())]);
       assert.equal(code, 0, `node 1 after marft ended: ${code}\n${otherLog.slice(-1500)}`);
     } finally {
       other.kill('SIGKILL');

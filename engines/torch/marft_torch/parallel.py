@@ -7,6 +7,7 @@ same state and run the same collectives in the same order.
 """
 import datetime
 import os
+import sys
 
 import torch
 import torch.distributed as dist
@@ -69,9 +70,33 @@ class Group:
         dist.all_reduce(t, op=dist.ReduceOp.MAX)
         return bool(t.item() > 0)
 
-    def close(self) -> None:
-        if self.distributed and dist.is_initialized():
-            dist.destroy_process_group()
+    def exit(self, code: int):
+        """Ends this rank's process with `code` once every rank has got here; only in a group (a single
+        process returns from serve and exits as usual).
+
+        Why not destroy_process_group() and a normal interpreter exit: the gloo worker thread frees a
+        finished collective's work object (its tensors) on its own, possibly after the main thread has
+        moved on. Under load that came after the main thread had started interpreter finalization: the
+        tensor's release took the GIL, Python ended the thread, the unwind went through a noexcept
+        destructor and the rank died with SIGABRT ('terminate called without an active exception'; core
+        dump: ProcessGroupGloo::runLoop > ~AsyncBroadcastWork > decref_pyobject > take_gil >
+        pthread_exit > std::terminate). destroy_process_group() does not wait for that thread, and one
+        more collective before it does not help either (it leaves its own work object to free). A rank
+        that fails makes its torchrun skip the exit barrier, so torchrun on the controller's node waited
+        there for a node that had already gone, until dispose killed it after its timeout.
+
+        So: one all-reduce as a barrier (each rank's result needs every rank's contribution, so no rank
+        leaves before all have the shutdown and have finished their last collective; .item() waits for
+        it on a GPU too), then os._exit, which runs no finalization and no C++ destructor for any thread
+        to race with; the sockets close with the process, and a peer's data already sent is still
+        delivered. stdout and stderr are flushed first, since os._exit does not.
+        """
+        done = torch.zeros(1, device=self.device)
+        dist.all_reduce(done, op=dist.ReduceOp.SUM)
+        done.item()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
 
 
 def split_by_tokens(lengths: list[int], world: int) -> list[list[int]]:

@@ -96,6 +96,8 @@ def serve(socket_path: str, model_dir: str, dtype: str, device: str, logits_chun
         reply = {"id": 0, "ok": False, "error": errors[0]} if errors else {"id": 0, "ok": True, "result": engine.info()}
         write_frame(conn, pack(reply))
     if errors:
+        if group.distributed:
+            group.exit(1)
         return 1
     linger_on_shutdown = 0.0
     while True:
@@ -109,9 +111,12 @@ def serve(socket_path: str, model_dir: str, dtype: str, device: str, logits_chun
         if req["cmd"] == "shutdown":
             if group.rank == 0 and req["id"] >= 0:
                 write_frame(conn, pack({"id": req["id"], "ok": True, "result": None}))
-            group.close()
             if linger_on_shutdown > 0:
                 time.sleep(linger_on_shutdown)
+            if group.distributed:
+                # Not destroy_process_group() and a normal exit: that raced the gloo worker thread and
+                # could abort a rank under load (Group.exit says why).
+                group.exit(0)
             return 0
         if req["cmd"] == "lingerOnShutdown":
             # For the test of a group that answers the shutdown but is slow to exit (torchrun waiting on
