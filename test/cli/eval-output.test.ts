@@ -90,3 +90,10 @@ test('an --output that cannot be written is one line, before anything is evaluat
   assertUserError(folder!, /^marft eval: --output .*: is a folder, not a file$/, 'a folder');
   assertUserError(empty!, /^marft eval: --output needs a file, got an empty value$/, 'empty');
 });
+
+test('with one decoding seed the table has one pass@ column (pass@1 is not printed twice)', async () => {
+  const e = await runCli({ args: ['eval', CONFIG, '--checkpoint', run, '--set', 'eval.seeds=1'] });
+  assert.equal(e.status, 0, e.stderr);
+  assert.match(e.stdout, /^system +score +pass@1 +per seed$/m);
+  assert.match(e.stdout, /^step 6 +\d\.\d{4} +\d\.\d{4} +\d\.\d{3}$/m);
+});

@@ -54,13 +54,14 @@ interface ScoredSystem {
 
 const fmt = (x: number | undefined): string => (x === undefined ? '-' : x.toFixed(4));
 
-/** The table of the scored systems: score, pass@1, pass@n and the per-seed averages. */
+/** The table of the scored systems: score, pass@1, pass@n (n > 1 seeds only: with one seed it is pass@1 again) and the per-seed averages. */
 function printTable(rows: readonly ScoredSystem[]): void {
   const n = rows[0]!.result.seeds.length;
-  const passN = `pass@${n}`;
-  console.log(`${'system'.padEnd(12)} ${'score'.padStart(7)} ${'pass@1'.padStart(7)} ${passN.padStart(7)}  per seed`);
+  const passN = n > 1 ? ` ${`pass@${n}`.padStart(7)}` : '';
+  console.log(`${'system'.padEnd(12)} ${'score'.padStart(7)} ${'pass@1'.padStart(7)}${passN}  per seed`);
   for (const { system, result } of rows) {
-    console.log(`${system.name.padEnd(12)} ${fmt(result.score).padStart(7)} ${fmt(result.passAtK[0]).padStart(7)} ${fmt(result.passAtK[n - 1]).padStart(7)}  ${result.perSeed.map((x) => x.toFixed(3)).join(' ')}`);
+    const atN = n > 1 ? ` ${fmt(result.passAtK[n - 1]).padStart(7)}` : '';
+    console.log(`${system.name.padEnd(12)} ${fmt(result.score).padStart(7)} ${fmt(result.passAtK[0]).padStart(7)}${atN}  ${result.perSeed.map((x) => x.toFixed(3)).join(' ')}`);
   }
 }
 
