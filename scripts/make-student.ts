@@ -11,6 +11,7 @@
 // The folder gets the teacher's tokenizer files and a source.json saying how it was made.
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config/load.ts';
 import { deriveSeed, Rng } from '../src/core/rng.ts';
 import { EmbeddedEngine } from '../src/engine/embedded/engine.ts';
@@ -34,32 +35,42 @@ export function keptLayers(n: number, k: number): number[] {
   return [...Array.from({ length: k - 2 }, (_, i) => i), n - 2, n - 1];
 }
 
-/** The teacher's weights with only the decoder layers `keep` (shared arrays: copy before training the teacher too). */
+/** The teacher's weights with only the decoder layers `keep`: the same arrays, so training the student changes the teacher's weights. */
 export function subsetModel(config: ModelConfig, weights: BaseWeights, keep: readonly number[]): { config: ModelConfig; weights: BaseWeights } {
   return { config: { ...config, numHiddenLayers: keep.length }, weights: { ...weights, layers: keep.map((i) => weights.layers[i]!) } };
 }
 
+const USAGE = 'usage: node --import tsx scripts/make-student.ts --teacher DIR --config CONFIG.yaml --out DIR [--layers 6] [--episodes 96] [--epochs 2] [--lr 2e-4] [--seed 0]';
+
 async function main(argv: string[]): Promise<void> {
-  const arg = (flag: string, fallback?: string): string | undefined => {
-    const i = argv.indexOf(flag);
-    return i >= 0 ? argv[i + 1] : fallback;
-  };
-  const teacherDir = arg('--teacher');
-  const configFile = arg('--config');
-  const out = arg('--out');
-  if (!teacherDir || !configFile || !out) {
-    console.error('usage: node --import tsx scripts/make-student.ts --teacher DIR --config CONFIG.yaml --out DIR [--layers 6] [--episodes 96] [--epochs 2] [--lr 2e-4] [--seed 0]');
+  let values: Record<string, string | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        teacher: { type: 'string' }, config: { type: 'string' }, out: { type: 'string' },
+        layers: { type: 'string', default: '6' }, episodes: { type: 'string', default: '96' }, epochs: { type: 'string', default: '2' },
+        lr: { type: 'string', default: '2e-4' }, seed: { type: 'string', default: '0' },
+      },
+    }));
+  } catch (err) {
+    console.error(`${(err as Error).message}\n${USAGE}`);
     process.exit(2);
   }
-  const num = (flag: string, fallback: string): number => {
-    const v = Number(arg(flag, fallback));
+  const { teacher: teacherDir, config: configFile, out } = values;
+  if (!teacherDir || !configFile || !out) {
+    console.error(USAGE);
+    process.exit(2);
+  }
+  const num = (flag: string): number => {
+    const v = Number(values[flag]);
     if (!Number.isFinite(v) || v < 0) {
-      console.error(`${flag}: expected a number >= 0, got ${arg(flag)}`);
+      console.error(`--${flag}: expected a number >= 0, got ${values[flag]}`);
       process.exit(2);
     }
     return v;
   };
-  const layers = num('--layers', '6'), episodes = num('--episodes', '96'), epochs = num('--epochs', '2'), lr = num('--lr', '2e-4'), seed = num('--seed', '0');
+  const layers = num('layers'), episodes = num('episodes'), epochs = num('epochs'), lr = num('lr'), seed = num('seed');
   if (!existsSync(join(teacherDir, 'config.json'))) {
     console.error(`--teacher: ${teacherDir} holds no config.json (for SmolLM2: bash scripts/setup.sh --smollm2)`);
     process.exit(2);
@@ -89,10 +100,10 @@ async function main(argv: string[]): Promise<void> {
   }
   await teacher.dispose();
 
-  // 2. The student: a subset of the teacher's layers (a fresh copy of its weights), fitted on those replies.
-  const fresh = loadBaseDir(teacherDir);
-  const keep = keptLayers(fresh.config.numHiddenLayers, layers);
-  const student = subsetModel(fresh.config, fresh.weights, keep);
+  // 2. The student: a subset of the teacher's layers, fitted on those replies. It takes the teacher's
+  // weight arrays themselves (no second read of the folder): the teacher has played its part.
+  const keep = keptLayers(teacherBase.config.numHiddenLayers, layers);
+  const student = subsetModel(teacherBase.config, teacherBase.weights, keep);
   const engine = new EmbeddedEngine(student.config, student.weights);
   const micro = 8;
   const order = new Rng(deriveSeed(seed, 2)).shuffle(requests.map((_, i) => i));

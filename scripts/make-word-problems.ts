@@ -8,6 +8,7 @@
 // small numbers; train and test never share a question.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { Rng } from '../src/core/rng.ts';
 
 const NAMES = ['Anna', 'Ben', 'Carla', 'David', 'Emma', 'Farid', 'Grace', 'Hugo', 'Ines', 'Jonas', 'Kira', 'Leo', 'Maya', 'Noah', 'Olga', 'Pablo'];
@@ -70,25 +71,33 @@ export function makeWordProblems(seed: number, train: number, test: number): { t
   return { train: all.slice(0, train), test: all.slice(train) };
 }
 
+const USAGE = 'usage: node --import tsx scripts/make-word-problems.ts --out DIR [--seed 7] [--train 600] [--test 200]';
+
 function main(argv: string[]): void {
-  const arg = (flag: string, fallback?: string): string | undefined => {
-    const i = argv.indexOf(flag);
-    return i >= 0 ? argv[i + 1] : fallback;
-  };
-  const out = arg('--out');
-  if (!out) {
-    console.error('usage: node --import tsx scripts/make-word-problems.ts --out DIR [--seed 7] [--train 600] [--test 200]');
+  let values: Record<string, string | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: { out: { type: 'string' }, seed: { type: 'string', default: '7' }, train: { type: 'string', default: '600' }, test: { type: 'string', default: '200' } },
+    }));
+  } catch (err) {
+    console.error(`${(err as Error).message}\n${USAGE}`);
     process.exit(2);
   }
-  const count = (flag: string, fallback: string): number => {
-    const v = Number(arg(flag, fallback));
+  const out = values.out;
+  if (!out) {
+    console.error(USAGE);
+    process.exit(2);
+  }
+  const count = (flag: string): number => {
+    const v = Number(values[flag]);
     if (!Number.isInteger(v) || v < 0) {
-      console.error(`${flag}: expected a whole number, got ${arg(flag)}`);
+      console.error(`--${flag}: expected a whole number, got ${values[flag]}`);
       process.exit(2);
     }
     return v;
   };
-  const sets = makeWordProblems(count('--seed', '7'), count('--train', '600'), count('--test', '200'));
+  const sets = makeWordProblems(count('seed'), count('train'), count('test'));
   mkdirSync(out, { recursive: true });
   for (const [split, problems] of Object.entries(sets)) {
     const file = join(out, `word-problems-${split}.jsonl`);
