@@ -7,6 +7,7 @@
 // the toy tasks) and src/demo (arith-duo, built from the demo's workflow, environment and model).
 // The training loop (src/train/) drives a Task and knows no names.
 import { arithDuo } from '../tasks/arith-duo/arith-task.ts';
+import { arithPair } from '../tasks/arith-pair/arith-pair-task.ts';
 import type { TaskFactory } from '../train/task.ts';
 import { bandit } from '../tasks/toy/bandit.ts';
 import { coordinationGame } from '../tasks/toy/coordination-game.ts';
@@ -19,7 +20,11 @@ const tasks = new Map<string, TaskFactory>([
   ['bandit', bandit],
   ['relay-game', relayGame],
   ['arith-duo', arithDuo],
+  ['arith-pair', arithPair],
 ]);
+
+/** Tasks whose bundle builds a MAS-OPD teacher when teacher.path is empty (TaskBundle.buildTeacher), for checks made before a task is built. */
+export const TASKS_BUILDING_A_TEACHER: readonly string[] = ['arith-pair'];
 
 /** Makes a task of one's own code available to configurations built in the same process (src/run/setup.ts). */
 export function registerTask(name: string, factory: TaskFactory): void {

@@ -15,7 +15,7 @@ import type { SamplingEngine } from '../engine/types.ts';
 import { localTorchOptions, weightDtype } from './setup.ts';
 import { distillationOf } from '../opd/distillable-task.ts';
 import { assertSameTokenizer } from '../opd/tokenizer-match.ts';
-import type { Task } from '../train/task.ts';
+import type { Task, TaskBundle } from '../train/task.ts';
 import { loadTokenizer } from '../tokenizer/index.ts';
 import type { Tokenizer } from '../tokenizer/types.ts';
 
@@ -67,13 +67,15 @@ async function probeScoring(engine: SamplingEngine, config: MarftConfig): Promis
 }
 
 /** The run's teacher, or undefined when the algorithm needs none. Throws a one-line ConfigError for a missing or mismatched teacher. */
-export async function openTeacher(config: MarftConfig, task: Task): Promise<SamplingEngine | undefined> {
+export async function openTeacher(config: MarftConfig, task: Task, buildTeacher?: TaskBundle['buildTeacher']): Promise<SamplingEngine | undefined> {
   if (config.algorithm !== 'mas-opd') return undefined;
   const source = distillationOf(task);
   if (!source) throw new ConfigError(`algorithm: mas-opd trains the roles of a Flex-MG workflow; task '${config.task.name}' has none (use task 'workflow')`);
   const { teacher } = config;
   if (teacher.engine === 'tabular') return openSamplingEngine(teacherSpec(config, source.tokenizer.vocabSize));
   const path = teacher.path;
+  // A task that makes its models on the spot makes its teacher too (TaskBundle.buildTeacher), with the students' tokenizer.
+  if (!path && teacher.engine === 'embedded' && buildTeacher) return buildTeacher(config.seed);
   if (!path) throw new ConfigError(`teacher.path: algorithm mas-opd needs the teacher's Hugging Face model folder${teacher.engine === 'openai' ? ' (with teacher.engine openai: the served model\'s folder, for its tokenizer and config.json)' : ''}`);
   checkModelFolder(path, 'teacher.path');
   if (teacher.engine === 'openai' && !teacher.url) throw new ConfigError('teacher.url: teacher.engine openai needs the server\'s OpenAI API root, e.g. http://127.0.0.1:8000/v1');

@@ -73,6 +73,8 @@ export interface WorkflowTaskDeps {
   runProgram?: ProgramRunner;
   /** Overrides the `tokenizer` option. */
   tokenizer?: Tokenizer;
+  /** The problems, in place of the `dataset` options (a task built on this one with problems of its own: arith-pair). */
+  problems?: ProblemSets;
 }
 
 export class WorkflowTask implements DistillableTask {
@@ -94,7 +96,7 @@ export class WorkflowTask implements DistillableTask {
     readonly tokenizer: Tokenizer,
     private readonly deps: WorkflowTaskDeps = {},
   ) {
-    this.problems = loadProblemSets(options.dataset, options.split, tokenizer);
+    this.problems = deps.problems ?? loadProblemSets(options.dataset, options.split, tokenizer);
     this.workflow = buildWorkflow(options.workflow, this.problems.domain);
     this.agents = this.workflow.agents.map((a) => a.name);
     this.roles = Object.fromEntries(this.workflow.agents.map((a) => [a.name, a.role]));

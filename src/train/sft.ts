@@ -16,13 +16,13 @@ export interface SftConfig {
 
 export const DEFAULT_SFT: Omit<SftConfig, 'steps'> = { lr: 3e-3, warmupRatio: 0.05, finalRatio: 0.1, weightDecay: 0.01, maxGradNorm: 1 };
 
-export async function sft(engine: Engine, batch: (step: number) => ScoreRequest[], config: SftConfig, onStep?: (step: number, loss: number) => void): Promise<number[]> {
+export async function sft(engine: Engine, batch: (step: number) => ScoreRequest[] | Promise<ScoreRequest[]>, config: SftConfig, onStep?: (step: number, loss: number) => void): Promise<number[]> {
   const schedule = { schedule: 'cosine' as const, lr: config.lr, warmupRatio: config.warmupRatio, finalRatio: config.finalRatio };
   const losses: number[] = [];
   await engine.setBaseTrainable(true);
   try {
     for (let step = 0; step < config.steps; step++) {
-      const requests = batch(step);
+      const requests = await batch(step);
       const out = await engine.forward({ kind: 'base' }, requests, { retainGraph: true });
       const logprobs = out.logprobs!;
       const scored = logprobs.reduce((n, lp) => n + lp.length, 0);

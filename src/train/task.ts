@@ -141,6 +141,12 @@ export interface TaskBundle {
   vocabSize: number;
   /** Builds the task's own model when the configuration names none (model.path = ""). */
   buildEngine?: (seed: number) => Promise<Engine>;
+  /**
+   * Builds the task's own MAS-OPD teacher when the configuration names none (teacher.path "",
+   * teacher.engine embedded): a task whose models are made on the spot (arith-pair) makes its
+   * teacher the same way. The seed is the run's.
+   */
+  buildTeacher?: (seed: number) => Promise<Engine>;
 }
 
 /** What a task may know of the run besides its own options. */

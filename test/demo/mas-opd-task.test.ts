@@ -2,9 +2,9 @@
 // pretraining transcripts (students: their own inputs; teacher: conditions, verdicts, correct replies).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PhraseTokenizer } from '../../src/demo/mas-opd/phrase-tokenizer.ts';
-import { finalValue, orderSensitive, reasonerText, studyPhrases, studySplit, studyWorkflow, toolUserText } from '../../src/demo/mas-opd/study-task.ts';
-import { simulateEpisode, studentBatch, teacherBatch } from '../../src/demo/mas-opd/transcripts.ts';
+import { PhraseTokenizer } from '../../src/tasks/arith-pair/phrase-tokenizer.ts';
+import { finalValue, orderSensitive, reasonerText, studyPhrases, studySplit, studyWorkflow, toolUserText } from '../../src/tasks/arith-pair/study-task.ts';
+import { simulateEpisode, studentBatch, teacherBatch } from '../../src/tasks/arith-pair/transcripts.ts';
 import { Rng } from '../../src/core/rng.ts';
 import { correctReduction, makeProblem } from '../../src/tasks/arith-duo/task.ts';
 import { MathEnv } from '../../src/env/math-env.ts';

@@ -149,7 +149,7 @@ export async function run(args: string[]): Promise<number> {
     // otherwise keep marft from exiting after its one-line error.
     let teacher: SamplingEngine | undefined;
     try {
-      teacher = await openTeacher(config, bundle.task);
+      teacher = await openTeacher(config, bundle.task, bundle.buildTeacher);
       // --set on a resumed run is an explicit change of its configuration (recorded by the trainer).
       const acceptConfigChange = resumeDir !== undefined && (sets.length > 0 || parsed.flags.has('accept-config-change'));
       const result = await train({ config, engine, task: bundle.task, runDir, progress: parsed.flags.has('no-progress') ? false : undefined, acceptConfigChange, lock, stop: stop.signal, ...(teacher ? { teacher } : {}) });

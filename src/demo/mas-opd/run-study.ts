@@ -25,12 +25,12 @@ import { type Workflow, withPolicies } from '../../workflow/index.ts';
 import { parameterCount } from '../../tasks/arith-duo/model-config.ts';
 import { round4 } from '../report.ts';
 import type { Problem } from '../../tasks/arith-duo/task.ts';
-import { cachedRunner } from './cached-runner.ts';
-import { studentModelConfig, teacherModelConfig } from './models.ts';
-import { PhraseTokenizer } from './phrase-tokenizer.ts';
+import { cachedRunner } from '../../tasks/arith-pair/cached-runner.ts';
+import { studentModelConfig, teacherModelConfig } from '../../tasks/arith-pair/models.ts';
+import { PhraseTokenizer } from '../../tasks/arith-pair/phrase-tokenizer.ts';
 import { DEFAULT_SFT, sft } from '../../train/sft.ts';
-import { MAX_REPLY_TOKENS, studyEnv, studyPhrases, studySplit, studyWorkflow } from './study-task.ts';
-import { DEFAULT_NOISE, studentBatch, teacherBatch, type TeacherConditions } from './transcripts.ts';
+import { MAX_REPLY_TOKENS, studyEnv, studyPhrases, studySplit, studyWorkflow } from '../../tasks/arith-pair/study-task.ts';
+import { DEFAULT_NOISE, studentBatch, teacherBatch, type TeacherConditions } from '../../tasks/arith-pair/transcripts.ts';
 
 export interface StudySettings {
   heldOut: number;

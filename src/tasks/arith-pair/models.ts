@@ -2,8 +2,8 @@
 // demo's model (src/tasks/arith-duo/model-config.ts: hidden 128, 2 layers), the teacher a larger one
 // (hidden 160, 3 layers). Both read the study's phrase vocabulary.
 import type { ModelConfig } from '../../engine/types.ts';
-import { demoModelConfig } from '../../tasks/arith-duo/model-config.ts';
-import { demoTokenizer } from '../../tasks/arith-duo/vocab.ts';
+import { demoModelConfig } from '../arith-duo/model-config.ts';
+import { demoTokenizer } from '../arith-duo/vocab.ts';
 import type { PhraseTokenizer } from './phrase-tokenizer.ts';
 
 /** Contexts stay under ~150 tokens; a program's error text can be longer. */

@@ -17,7 +17,7 @@ import { MATH_CONCLUSIONS, mathAttribution, renderVerdict } from '../../opd/pac.
 import { splitRoleLine } from '../../opd/teacher-context.ts';
 import { reasonerToolUser, type Workflow } from '../../workflow/index.ts';
 import { Rng } from '../../core/rng.ts';
-import { type Problem, type Reduction, SPLIT_SEED, allProblems, correctReduction, partialResults, rewritten, rewrittenValue, stepOf } from '../../tasks/arith-duo/task.ts';
+import { type Problem, type Reduction, SPLIT_SEED, allProblems, correctReduction, partialResults, rewritten, rewrittenValue, stepOf } from '../arith-duo/task.ts';
 import { fragments } from './phrase-tokenizer.ts';
 
 export const HORIZON = 4;

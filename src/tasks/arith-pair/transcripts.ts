@@ -18,7 +18,7 @@ import { teacherMessages } from '../../opd/teacher-context.ts';
 import type { ChatMessage, Tokenizer } from '../../tokenizer/types.ts';
 import type { TurnRecord, Workflow } from '../../workflow/index.ts';
 import type { Rng } from '../../core/rng.ts';
-import { type Problem, type Reduction, correctReduction } from '../../tasks/arith-duo/task.ts';
+import { type Problem, type Reduction, correctReduction } from '../arith-duo/task.ts';
 import { HORIZON, finalValue, reasonerText, toolUserText } from './study-task.ts';
 
 export interface TranscriptNoise {
@@ -64,7 +64,8 @@ export function simulateEpisode(workflow: Workflow, p: Problem, rng: Rng, noise:
   return turns;
 }
 
-function sequence(tokenizer: Tokenizer, messages: ChatMessage[], reply: string): ScoreRequest {
+/** One training sequence: the chat prompt (generation prompt included), the reply and EOS; only the reply is scored. */
+export function sequence(tokenizer: Tokenizer, messages: ChatMessage[], reply: string): ScoreRequest {
   const prompt = tokenizer.encodeChat(messages, { addGenerationPrompt: true });
   return { tokens: [...prompt, ...tokenizer.encode(reply), tokenizer.eosTokenIds[0]!], scoreFrom: prompt.length };
 }
