@@ -218,3 +218,21 @@ export function selectRows(exp: Experiment, names: string[] | undefined): Experi
   for (const n of names) if (!known.includes(n)) throw new ExperimentError(`--rows: no row named '${n}' (rows: ${known.join(', ')})`);
   return exp.rows.filter((r) => names.includes(r.name));
 }
+
+/**
+ * `--seeds a,b`: each row's runs restricted to these training seeds (a row with none of them runs
+ * nothing), so a grid can be run a few seeds at a time and completed later on the same --out; the
+ * table still lists every seed the file plans. A seed no row has is one line listing the seeds.
+ */
+export function selectSeeds(rows: readonly ExperimentRow[], flag: string | undefined): ExperimentRow[] {
+  if (flag === undefined) return [...rows];
+  const known = [...new Set(rows.flatMap((r) => r.seeds))].sort((a, b) => a - b);
+  const seeds = flag.split(',').map((s) => s.trim()).filter((s) => s !== '').map((s) => {
+    if (!/^\d+$/.test(s)) throw new ExperimentError(`--seeds: got '${s}', expected training seeds as integers >= 0, e.g. --seeds 0,1`);
+    const seed = Number(s);
+    if (!known.includes(seed)) throw new ExperimentError(`--seeds: no row has seed ${seed} (seeds: ${known.join(', ')})`);
+    return seed;
+  });
+  if (seeds.length === 0) throw new ExperimentError('--seeds needs at least one training seed, e.g. --seeds 0,1');
+  return rows.map((r) => ({ ...r, seeds: r.seeds.filter((s) => seeds.includes(s)) })).filter((r) => r.seeds.length > 0);
+}

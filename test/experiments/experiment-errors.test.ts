@@ -57,7 +57,9 @@ test('a row × column that does not load names both, and the key', async () => {
   assertUserError(await experiment(`name: e\nrows:\n${row('duo', GSM8K)}columns:\n  - { name: m, set: { task.options.heldOutDataset: mbpp } }\n`), /row duo × column m: task\.options\.heldOutDataset: a code dataset cannot evaluate a task trained on math problems/, 'other domain');
 });
 
-test('--rows names an unknown row, and --dry-run with --table, in one line', async () => {
+test('--rows names an unknown row, --seeds a seed no row has, and --dry-run with --table, in one line', async () => {
   assertUserError(await experiment(`name: e\nrows:\n${row('a')}${cols}`, ['--rows', 'a,z']), /--rows: no row named 'z' \(rows: a\)$/, 'rows');
   assertUserError(await experiment(`name: e\nrows:\n${row('a')}${cols}`, ['--dry-run', '--table']), /--dry-run and --table/, 'flags');
+  assertUserError(await experiment(`name: e\nseeds: [0, 1]\nrows:\n${row('a')}${cols}`, ['--seeds', '0,7']), /--seeds: no row has seed 7 \(seeds: 0, 1\)$/, 'unknown seed');
+  assertUserError(await experiment(`name: e\nseeds: [0, 1]\nrows:\n${row('a')}${cols}`, ['--seeds', 'one']), /--seeds: got 'one', expected training seeds as integers >= 0/, 'not a seed');
 });

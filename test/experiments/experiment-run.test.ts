@@ -255,6 +255,19 @@ test('an experiment stopped after its first run, then with a run cut part-way, r
   assert.deepEqual(scores(readJsonl(join(out, 'results.jsonl'))), scores(readJsonl(join(whole, 'results.jsonl'))));
 });
 
+test('--seeds runs a grid a seed at a time: seed 1 alone leaves seed 0 missing, then seed 0 completes the uninterrupted table', async () => {
+  const out = join(root, 'by-seed');
+  const first = await runCli({ args: ['experiment', FILE, '--out', out, '--seeds', '1'] });
+  assert.equal(first.status, 0, first.stderr);
+  assert.deepEqual([...new Set(readJsonl(join(out, 'results.jsonl')).map((r) => r.seed))], [1]);
+  assert.equal(existsSync(join(out, 'runs', 'marft', 'seed-0')), false, 'seed 0 was not trained');
+  assert.match(readFileSync(join(out, 'table.md'), 'utf8'), /n=1 of 2/);
+  const second = await runCli({ args: ['experiment', FILE, '--out', out, '--seeds', '0'] });
+  assert.equal(second.status, 0, second.stderr);
+  assert.deepEqual(readTable(out), readTable(whole));
+  assert.deepEqual(readResultsJson(out), readResultsJson(whole));
+});
+
 test('marft experiment stopped by SIGTERM while a run trains stops its child, frees its folder, and a rerun gives the same table', async () => {
   const out = join(root, 'signalled');
   const cli = fileURLToPath(new URL('../../bin/marft.mjs', import.meta.url));

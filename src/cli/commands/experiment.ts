@@ -3,7 +3,7 @@
 import { resolve } from 'node:path';
 import { listFlag, parseArgs, stringFlag } from '../args.ts';
 import { UserError } from '../errors.ts';
-import { quickExperiment, readExperimentFile, selectRows, validateExperiment } from '../../experiments/experiment-file.ts';
+import { quickExperiment, readExperimentFile, selectRows, selectSeeds, validateExperiment } from '../../experiments/experiment-file.ts';
 import { checkModelFolders } from '../../experiments/folder-check.ts';
 import { ExperimentInterrupted, interruptExperiment } from '../../experiments/marft-child.ts';
 import { planExperiment, planText, runExperiment, writeOutputs } from '../../experiments/runner.ts';
@@ -27,6 +27,8 @@ Progress (cells done of the total, elapsed time, time left) goes to stderr.
   --out DIR          where runs, results and the table go (default: runs/experiments/<name>, with
                      --quick runs/experiments/<name>-quick)
   --rows a,b         only these rows (the table still lists every row; missing cells say so)
+  --seeds a,b        only these training seeds of each row (a grid run a few seeds at a time and
+                     completed later on the same --out; the table still counts every planned seed)
   --set KEY=VALUE    change one configuration key of every row (repeatable; after the file's own
                      set), e.g. --set model.path=PATH/TO/MODEL
   --dry-run          check the file (every configuration loads, every model.path and MAS-OPD
@@ -40,7 +42,7 @@ export async function run(args: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  const parsed = parseArgs(args, { string: ['out', 'rows'], repeatable: ['set'], boolean: ['dry-run', 'table', 'quick'] });
+  const parsed = parseArgs(args, { string: ['out', 'rows', 'seeds'], repeatable: ['set'], boolean: ['dry-run', 'table', 'quick'] });
   const [file, ...extra] = parsed.positionals;
   if (!file || extra.length > 0) throw new UserError('expected exactly one experiment FILE (see --help)');
   if (parsed.flags.has('dry-run') && parsed.flags.has('table')) throw new UserError('--dry-run and --table are two different things: give one');
@@ -54,7 +56,7 @@ export async function run(args: string[]): Promise<number> {
     return 0;
   }
   const rowsFlag = stringFlag(parsed, 'rows');
-  const rows = selectRows(exp, rowsFlag === undefined ? undefined : rowsFlag.split(',').map((s) => s.trim()).filter((s) => s !== ''));
+  const rows = selectSeeds(selectRows(exp, rowsFlag === undefined ? undefined : rowsFlag.split(',').map((s) => s.trim()).filter((s) => s !== '')), stringFlag(parsed, 'seeds'));
   const sets = listFlag(parsed, 'set');
   await validateExperiment({ ...exp, rows }, sets);
   await checkModelFolders(exp, rows, sets);
