@@ -27,6 +27,10 @@ export function planFor(config: MarftConfig, task: Task): AlgorithmPlan {
   if (plan.sampling === 'tree' && config.rollout.rolloutsPerPrompt < 2) {
     throw new ConfigError(`rollout.rolloutsPerPrompt: ${config.algorithm} draws that many candidate actions per agent per turn and compares them with each other; it needs at least 2, got ${config.rollout.rolloutsPerPrompt}`);
   }
+  // Refused before any engine starts: a task-built teacher (arith-pair) takes minutes to pretrain.
+  if (config.algorithm === 'mas-opd' && config.rollout.rolloutsPerPrompt !== 1) {
+    throw new ConfigError(`rollout.rolloutsPerPrompt: mas-opd samples one episode per problem (rollout.batchSize problems per step), got ${config.rollout.rolloutsPerPrompt}`);
+  }
   if (plan.sampling === 'group' && config.rollout.rolloutsPerPrompt < 2) {
     throw new ConfigError(`rollout.rolloutsPerPrompt: ${config.algorithm} compares the episodes of one problem with each other and needs at least 2 per problem (GRPO's G; the MAS-OPD runs use 4), got ${config.rollout.rolloutsPerPrompt}`);
   }

@@ -66,7 +66,6 @@ export const masOpd: Algorithm = {
       prepare: async ({ engine, teacher, notice }) => {
         if (!source) throw new ConfigError(`algorithm: mas-opd trains the roles of a Flex-MG workflow; task '${config.task.name}' has none (use task 'workflow')`);
         if (!teacher) throw new ConfigError('teacher.path: algorithm mas-opd needs a teacher model (a Hugging Face model folder)');
-        if (config.rollout.rolloutsPerPrompt !== 1) throw new ConfigError(`rollout.rolloutsPerPrompt: mas-opd samples one episode per problem (rollout.batchSize problems per step), got ${config.rollout.rolloutsPerPrompt}`);
         if (engine.info.vocabSize < source.tokenizer.vocabSize) throw new ConfigError(`model: the students' model has ${engine.info.vocabSize} embeddings, fewer than their tokenizer's ${source.tokenizer.vocabSize} ids`);
         // The teacher's model must cover the students' token ids (its own tokenizer, when it has one, src/run/teacher.ts checks).
         assertSameTokenizer(source.tokenizer, source.tokenizer, teacher.info.vocabSize);

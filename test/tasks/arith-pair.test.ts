@@ -115,6 +115,8 @@ test('marft train: MAS-OPD on arith-pair builds its teacher (teacher.path ""), G
   const grpo = await runCli({ args: ['train', config, '--run-dir', join(root, 'grpo'), '--no-progress', ...TINY, '--set', 'algorithm=grpo'] });
   assert.equal(grpo.status, 0, grpo.stderr);
   assert.doesNotMatch(grpo.stderr, /pretraining/, 'both models come from the cache, and GRPO opens no teacher');
+  // A MAS-OPD mistake is refused before any model is built (no pretraining line first).
+  assertUserError(await runCli({ args: ['train', config, '--run-dir', join(root, 'opd-g'), ...TINY, '--set', 'task.options.baseCache=', '--set', 'rollout.rolloutsPerPrompt=2'] }), /^marft train: rollout\.rolloutsPerPrompt: mas-opd samples one episode per problem/, 'G > 1');
   // A workflow-task MAS-OPD run without teacher.path is still refused in one line.
   const workflow = join(root, 'workflow.yaml');
   writeFileSync(workflow, 'task: { name: workflow, options: { dataset: gsm8k, workflow: reasoner-tooluser } }\nalgorithm: mas-opd\n');
