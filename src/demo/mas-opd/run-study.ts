@@ -17,9 +17,8 @@ import { parseConfig } from '../../config/load.ts';
 import type { DistillableTask } from '../../opd/distillable-task.ts';
 import { distillationRollout } from '../../opd/rollout.ts';
 import { train } from '../../run/train.ts';
-import { conditionText, DEFAULT_ROLE_CONDITIONS } from '../../opd/role-conditions.ts';
 import { PAPER_OPD_SETTINGS, type OpdSettings } from '../../opd/settings.ts';
-import { teacherMessages } from '../../opd/teacher-context.ts';
+import { teacherTeam } from '../../opd/teacher-team.ts';
 import { deriveSeed, Rng } from '../../core/rng.ts';
 import { type Workflow, withPolicies } from '../../workflow/index.ts';
 import { parameterCount } from '../../tasks/arith-duo/model-config.ts';
@@ -116,14 +115,6 @@ function studyConfig(s: OpdSettings, seed: number) {
   });
 }
 
-/** The teacher playing both roles: its context is u ⊕ r_i, without verdicts (there is no verifier at test time). */
-function teacherWorkflow(workflow: Workflow): Workflow {
-  return {
-    ...withPolicies(workflow, Object.fromEntries(workflow.agents.map((a) => [a.name, 'base']))),
-    observe: (ctx) => teacherMessages(workflow.observe(ctx), conditionText(DEFAULT_ROLE_CONDITIONS, ctx.agent.role), null, 'first-sentence'),
-  };
-}
-
 export async function runStudy(options: { runDir: string; seed: number; settings: StudySettings; log: (line: string) => void }): Promise<StudyResult> {
   const { runDir, seed, settings, log } = options;
   const t0 = performance.now();
@@ -161,7 +152,7 @@ export async function runStudy(options: { runDir: string; seed: number; settings
     };
     const before = await evaluate(student, withPolicies(workflow, { reasoner: 'base', tool_user: 'base' }));
     log(`untrained students, greedy, ${split.heldOut.length} held-out problems: team accuracy ${before.toFixed(3)}`);
-    const teacherScore = await evaluate(teacher, teacherWorkflow(workflow));
+    const teacherScore = await evaluate(teacher, teacherTeam(workflow));
     log(`the teacher playing both roles: team accuracy ${teacherScore.toFixed(3)}`);
 
     const variants: StudyVariant[] = settings.ablation ? ['full', 'no-ras', 'no-pac'] : ['full'];
