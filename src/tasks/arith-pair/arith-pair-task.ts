@@ -112,25 +112,30 @@ export function problemSets(heldOut: number): ProblemSets {
 
 type Which = 'student' | 'teacher';
 
+/** What differs between the two models: shape, budget, seed streams (the demo's), and the systems they see (the teacher: the two multi-agent ones, MAS-OPD's). */
+const MODELS: Record<Which, { label: string; config: (t: PhraseTokenizer) => ModelConfig; steps: (o: ArithPairOptions) => number; initStream: number; dataStream: number; systems: () => Workflow[] }> = {
+  student: { label: "the students' base", config: studentModelConfig, steps: (o) => o.studentSteps, initStream: 12, dataStream: 22, systems: () => taskSystems() },
+  teacher: { label: 'the teacher', config: teacherModelConfig, steps: (o) => o.teacherSteps, initStream: 11, dataStream: 21, systems: () => taskSystems().slice(0, 2) },
+};
+
 /** The cache folder's name of a pretrained model: a hash of everything that shapes it, so a changed setting never reuses a stale one. */
 export function cachedModelName(which: Which, o: ArithPairOptions, config: ModelConfig, seed: number): string {
-  const shaping = JSON.stringify({ which, config, steps: which === 'student' ? o.studentSteps : o.teacherSteps, episodes: EPISODES_PER_STEP, sft: DEFAULT_SFT, noise: DEFAULT_NOISE, heldOut: o.heldOut, systems: taskSystems().map((w) => w.name), version: 1 });
+  const shaping = JSON.stringify({ which, config, steps: MODELS[which].steps(o), episodes: EPISODES_PER_STEP, sft: DEFAULT_SFT, noise: DEFAULT_NOISE, heldOut: o.heldOut, systems: taskSystems().map((w) => w.name), version: 1 });
   return `arith-pair-${which}-${createHash('sha256').update(shaping).digest('hex').slice(0, 12)}-seed${seed}`;
 }
 
 /** Pretrains one of the two models from random initialisation on scripted transcripts (progress on stderr). */
 async function pretrainModel(which: Which, o: ArithPairOptions, tokenizer: PhraseTokenizer, seed: number): Promise<Engine> {
-  const config = which === 'student' ? studentModelConfig(tokenizer) : teacherModelConfig(tokenizer);
-  const engine = createEngine(config, { seed: deriveSeed(seed, which === 'student' ? 12 : 11) });
-  const steps = which === 'student' ? o.studentSteps : o.teacherSteps;
+  const model = MODELS[which];
+  const engine = createEngine(model.config(tokenizer), { seed: deriveSeed(seed, model.initStream) });
+  const steps = model.steps(o);
   const split = studySplit(o.heldOut).train;
-  // The students' base sees every system; the teacher the two multi-agent ones (MAS-OPD's).
-  const systems = which === 'student' ? taskSystems() : taskSystems().slice(0, 2);
-  const rng = new Rng(deriveSeed(seed, which === 'student' ? 22 : 21));
+  const systems = model.systems();
+  const rng = new Rng(deriveSeed(seed, model.dataStream));
   const draw = (): { workflow: Workflow; problem: Problem }[] => Array.from({ length: EPISODES_PER_STEP }, (_, k) => ({ workflow: systems[k % systems.length]!, problem: rng.pick(split) }));
   const batch = (): Promise<ScoreRequest[]> => (which === 'student' ? scriptedStudentBatch(draw(), tokenizer, rng, DEFAULT_NOISE) : scriptedTeacherBatch(draw(), tokenizer, rng, DEFAULT_NOISE));
   const started = performance.now();
-  const who = which === 'student' ? "the students' base" : 'the teacher';
+  const who = model.label;
   process.stderr.write(`arith-pair: pretraining ${who} (${steps} steps of ${EPISODES_PER_STEP} scripted episodes)\n`);
   const every = Math.max(1, Math.round(steps / 4));
   const losses = await sft(engine, batch, { ...DEFAULT_SFT, steps }, (step, loss) => {
@@ -144,8 +149,7 @@ async function pretrainModel(which: Which, o: ArithPairOptions, tokenizer: Phras
 async function pretrained(which: Which, o: ArithPairOptions, tokenizer: PhraseTokenizer, runSeed: number): Promise<Engine> {
   const seed = o.baseSeed ?? runSeed;
   if (!o.baseCache) return pretrainModel(which, o, tokenizer, seed);
-  const config = which === 'student' ? studentModelConfig(tokenizer) : teacherModelConfig(tokenizer);
-  const dir = join(o.baseCache, cachedModelName(which, o, config, seed));
+  const dir = join(o.baseCache, cachedModelName(which, o, MODELS[which].config(tokenizer), seed));
   // A damaged cached copy (its manifest does not match) is removed and replaced by the one built here.
   if ((await claimSavedBase(dir)) === 'intact') return loadEngine(dir);
   const built = await pretrainModel(which, o, tokenizer, seed);
