@@ -25,15 +25,12 @@
 //   baseSeed       the seed both models are pretrained from (default: the run's seed)
 //   baseCache      a folder where the pretrained models are kept and reused ('' = none)
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
-import { createEngine, loadEngine } from '../../engine/index.ts';
 import type { Engine, ModelConfig } from '../../engine/types.ts';
-import { claimSavedBase, saveBaseAtomic } from '../../runs/base-folder.ts';
 import type { TaskBundle } from '../../train/task.ts';
-import { deriveSeed, Rng } from '../../core/rng.ts';
-import { DEFAULT_SFT, sft } from '../../train/sft.ts';
+import type { Rng } from '../../core/rng.ts';
+import { DEFAULT_SFT } from '../../train/sft.ts';
+import { cachedScripted, type ScriptedPretraining } from '../scripted-pretraining.ts';
 import { DEFAULT_ROLE_REWARD_WEIGHTS } from '../../env/index.ts';
-import type { ScoreRequest } from '../../engine/types.ts';
 import type { Workflow } from '../../workflow/index.ts';
 import type { Problem } from '../arith-duo/task.ts';
 import { intOption, oneOfOption, optionError, rejectUnknown, stringOption, type Options } from '../options.ts';
@@ -124,37 +121,29 @@ export function cachedModelName(which: Which, o: ArithPairOptions, config: Model
   return `arith-pair-${which}-${createHash('sha256').update(shaping).digest('hex').slice(0, 12)}-seed${seed}`;
 }
 
-/** Pretrains one of the two models from random initialisation on scripted transcripts (progress on stderr). */
-async function pretrainModel(which: Which, o: ArithPairOptions, tokenizer: PhraseTokenizer, seed: number): Promise<Engine> {
+/** How one of the two models is pretrained: from random initialisation on scripted transcripts of its systems. */
+function pretraining(which: Which, o: ArithPairOptions, tokenizer: PhraseTokenizer): ScriptedPretraining {
   const model = MODELS[which];
-  const engine = createEngine(model.config(tokenizer), { seed: deriveSeed(seed, model.initStream) });
-  const steps = model.steps(o);
   const split = studySplit(o.heldOut).train;
   const systems = model.systems();
-  const rng = new Rng(deriveSeed(seed, model.dataStream));
-  const draw = (): { workflow: Workflow; problem: Problem }[] => Array.from({ length: EPISODES_PER_STEP }, (_, k) => ({ workflow: systems[k % systems.length]!, problem: rng.pick(split) }));
-  const batch = (): Promise<ScoreRequest[]> => (which === 'student' ? scriptedStudentBatch(draw(), tokenizer, rng, DEFAULT_NOISE) : scriptedTeacherBatch(draw(), tokenizer, rng, DEFAULT_NOISE));
-  const started = performance.now();
-  const who = model.label;
-  process.stderr.write(`arith-pair: pretraining ${who} (${steps} steps of ${EPISODES_PER_STEP} scripted episodes)\n`);
-  const every = Math.max(1, Math.round(steps / 4));
-  const losses = await sft(engine, batch, { ...DEFAULT_SFT, steps }, (step, loss) => {
-    if (step % every === 0 || step === steps) process.stderr.write(`arith-pair:   ${which} step ${step}/${steps}  loss ${loss.toFixed(4)}\n`);
-  });
-  process.stderr.write(`arith-pair: ${who} pretrained in ${((performance.now() - started) / 1000).toFixed(0)} s (final loss ${(losses[losses.length - 1] ?? NaN).toFixed(4)})\n`);
-  return engine;
+  const draw = (rng: Rng): { workflow: Workflow; problem: Problem }[] => Array.from({ length: EPISODES_PER_STEP }, (_, k) => ({ workflow: systems[k % systems.length]!, problem: rng.pick(split) }));
+  return {
+    task: 'arith-pair',
+    label: model.label,
+    short: which,
+    config: model.config(tokenizer),
+    steps: model.steps(o),
+    episodesPerStep: EPISODES_PER_STEP,
+    initStream: model.initStream,
+    dataStream: model.dataStream,
+    batch: (rng) => (which === 'student' ? scriptedStudentBatch(draw(rng), tokenizer, rng, DEFAULT_NOISE) : scriptedTeacherBatch(draw(rng), tokenizer, rng, DEFAULT_NOISE)),
+  };
 }
 
 /** A pretrained model: from baseCache when it holds it, else pretrained (and stored there). */
-async function pretrained(which: Which, o: ArithPairOptions, tokenizer: PhraseTokenizer, runSeed: number): Promise<Engine> {
+function pretrained(which: Which, o: ArithPairOptions, tokenizer: PhraseTokenizer, runSeed: number): Promise<Engine> {
   const seed = o.baseSeed ?? runSeed;
-  if (!o.baseCache) return pretrainModel(which, o, tokenizer, seed);
-  const dir = join(o.baseCache, cachedModelName(which, o, MODELS[which].config(tokenizer), seed));
-  // A damaged cached copy (its manifest does not match) is removed and replaced by the one built here.
-  if ((await claimSavedBase(dir)) === 'intact') return loadEngine(dir);
-  const built = await pretrainModel(which, o, tokenizer, seed);
-  await saveBaseAtomic(built, dir);
-  return built;
+  return cachedScripted(pretraining(which, o, tokenizer), seed, o.baseCache, cachedModelName(which, o, MODELS[which].config(tokenizer), seed));
 }
 
 export function createArithPairTask(raw: Options = {}): { task: WorkflowTask; options: ArithPairOptions; tokenizer: PhraseTokenizer } {
