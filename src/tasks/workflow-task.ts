@@ -31,7 +31,7 @@ import type { Attributor } from '../opd/pac.ts';
 import { CODE_PROGRAM_TIMEOUT_MS, TESTER_COMPARISONS, type TesterComparison } from '../env/code-env.ts';
 import { defaultProgramRunner } from '../env/program-runner.ts';
 import type { CodeProblem } from '../env/datasets/types.ts';
-import { verifyCode } from '../verify/code/index.ts';
+import { verifyCode, type CodeVerdict } from '../verify/code/index.ts';
 import { applyCureRewards, type CureContext } from './cure-scheme.ts';
 import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts';
 import { jointTreeRollout } from '../workflow/joint-tree-sampling.ts';
@@ -73,9 +73,13 @@ export interface WorkflowTaskDeps {
   runProgram?: ProgramRunner;
   /** Overrides the `tokenizer` option. */
   tokenizer?: Tokenizer;
-  /** The problems, in place of the `dataset` options (a task built on this one with problems of its own: arith-pair). */
+  /** The problems, in place of the `dataset` options (a task built on this one with problems of its own: arith-pair, code-pair). */
   problems?: ProblemSets;
+  /** Judges a program on a code problem's golden tests (the environment's team reward, CURE's program reward); default: src/verify/code in the sandbox. */
+  judge?: CodeJudge;
 }
+
+export type CodeJudge = (program: string, problem: CodeProblem, timeoutMs: number) => Promise<CodeVerdict>;
 
 export class WorkflowTask implements DistillableTask {
   readonly agents: readonly string[];
@@ -109,7 +113,7 @@ export class WorkflowTask implements DistillableTask {
       ...(options.testerComparison ? { testerComparison: options.testerComparison } : {}),
       ...(deps.runProgram ? { runProgram: deps.runProgram } : {}),
     };
-    const envOptions: EnvOptions = { math: common, code: common };
+    const envOptions: EnvOptions = { math: common, code: { ...common, ...(deps.judge ? { judge: deps.judge } : {}) } };
     this.makeEnv = envFactory(envOptions);
   }
 
@@ -137,7 +141,7 @@ export class WorkflowTask implements DistillableTask {
       problemOf: (id) => byId.get(id) as CodeProblem,
       run: this.deps.runProgram ?? defaultProgramRunner,
       goldenPassRate: async (program, problem) => {
-        const v = await verifyCode({ program, tests: problem.tests, timeoutMs });
+        const v = await (this.deps.judge ? this.deps.judge(program, problem, timeoutMs) : verifyCode({ program, tests: problem.tests, timeoutMs }));
         return v.total > 0 ? v.passed / v.total : 0;
       },
       timeoutMs,
