@@ -4,10 +4,11 @@
 // same list whichever modules happened to load first.
 //
 // It sits with the run wiring, above both places tasks are defined: src/tasks (the workflow task,
-// the toy tasks) and src/demo (arith-duo, built from the demo's workflow, environment and model).
+// the toy tasks, the study tasks arith-duo, arith-pair and code-pair).
 // The training loop (src/train/) drives a Task and knows no names.
 import { arithDuo } from '../tasks/arith-duo/arith-task.ts';
 import { arithPair } from '../tasks/arith-pair/arith-pair-task.ts';
+import { codePair } from '../tasks/code-pair/code-pair-task.ts';
 import type { TaskFactory } from '../train/task.ts';
 import { bandit } from '../tasks/toy/bandit.ts';
 import { coordinationGame } from '../tasks/toy/coordination-game.ts';
@@ -21,6 +22,7 @@ const tasks = new Map<string, TaskFactory>([
   ['relay-game', relayGame],
   ['arith-duo', arithDuo],
   ['arith-pair', arithPair],
+  ['code-pair', codePair],
 ]);
 
 /** Tasks whose bundle builds a MAS-OPD teacher when teacher.path is empty (TaskBundle.buildTeacher), for checks made before a task is built. */

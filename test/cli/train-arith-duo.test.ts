@@ -11,7 +11,7 @@ import { registeredTasks } from '../../src/run/task-registry.ts';
 import { runCli } from './spawn-cli.ts';
 
 test('every task is registered in one place, without importing the module that defines it', () => {
-  assert.deepEqual(registeredTasks(), ['arith-duo', 'arith-pair', 'bandit', 'coordination-game', 'relay-game', 'workflow']);
+  assert.deepEqual(registeredTasks(), ['arith-duo', 'arith-pair', 'bandit', 'code-pair', 'coordination-game', 'relay-game', 'workflow']);
 });
 
 test('marft train runs the demo task arith-duo from a configuration', async () => {
