@@ -16,8 +16,8 @@ const DIR = fileURLToPath(new URL('../../examples/experiments/', import.meta.url
 const SETS = ['model.path=/placeholder/student', 'teacher.path=/placeholder/teacher'];
 const files = readdirSync(DIR).filter((f) => f.endsWith('.yaml')).sort();
 
-test('examples/experiments holds the two CPU studies, the MAS-OPD main table and a MARFT table', () => {
-  assert.deepEqual(files, ['cpu-study-pair.yaml', 'cpu-study.yaml', 'marft-teams.yaml', 'mas-opd-main-table.yaml']);
+test('examples/experiments holds the three CPU studies, the MAS-OPD main table and a MARFT table', () => {
+  assert.deepEqual(files, ['cpu-study-code.yaml', 'cpu-study-pair.yaml', 'cpu-study.yaml', 'marft-teams.yaml', 'mas-opd-main-table.yaml']);
 });
 
 for (const f of files) {
