@@ -4,7 +4,7 @@
 // pass without them.
 import type { MarftConfig } from '../config/schema.ts';
 import { modelFolderProblem } from '../run/model-folder.ts';
-import { TASKS_BUILDING_A_TEACHER } from '../run/task-registry.ts';
+import { taskBuildsTeacher } from '../run/task-registry.ts';
 import { evaluationSets, loadFor, trainingSets, type Experiment, type ExperimentRow } from './experiment-file.ts';
 import { ExperimentError } from './experiment-error.ts';
 
@@ -19,7 +19,7 @@ function folderProblems(config: MarftConfig, training: boolean): string[] {
   // The teacher scores training steps only; an evaluation never opens it.
   if (training && config.algorithm === 'mas-opd' && config.teacher.engine !== 'tabular') {
     if (config.teacher.path) check('teacher.path', config.teacher.path);
-    else if (config.teacher.engine === 'embedded' && TASKS_BUILDING_A_TEACHER.includes(config.task.name)) {
+    else if (config.teacher.engine === 'embedded' && taskBuildsTeacher(config.task.name)) {
       // The task builds its own teacher (arith-pair).
     } else out.push('teacher.path: algorithm mas-opd needs the teacher\'s Hugging Face model folder');
   }

@@ -15,27 +15,35 @@ import { coordinationGame } from '../tasks/toy/coordination-game.ts';
 import { relayGame } from '../tasks/toy/relay-game.ts';
 import { workflowTask } from '../tasks/workflow-task.ts';
 
-const tasks = new Map<string, TaskFactory>([
-  ['workflow', workflowTask],
-  ['coordination-game', coordinationGame],
-  ['bandit', bandit],
-  ['relay-game', relayGame],
-  ['arith-duo', arithDuo],
-  ['arith-pair', arithPair],
-  ['code-pair', codePair],
+interface TaskEntry {
+  factory: TaskFactory;
+  /** Its bundle builds a MAS-OPD teacher when teacher.path is empty (TaskBundle.buildTeacher): checks made before a task is built need to know. */
+  buildsTeacher?: boolean;
+}
+
+const tasks = new Map<string, TaskEntry>([
+  ['workflow', { factory: workflowTask }],
+  ['coordination-game', { factory: coordinationGame }],
+  ['bandit', { factory: bandit }],
+  ['relay-game', { factory: relayGame }],
+  ['arith-duo', { factory: arithDuo }],
+  ['arith-pair', { factory: arithPair, buildsTeacher: true }],
+  ['code-pair', { factory: codePair }],
 ]);
 
-/** Tasks whose bundle builds a MAS-OPD teacher when teacher.path is empty (TaskBundle.buildTeacher), for checks made before a task is built. */
-export const TASKS_BUILDING_A_TEACHER: readonly string[] = ['arith-pair'];
-
 /** Makes a task of one's own code available to configurations built in the same process (src/run/setup.ts). */
-export function registerTask(name: string, factory: TaskFactory): void {
+export function registerTask(name: string, factory: TaskFactory, options: { buildsTeacher?: boolean } = {}): void {
   if (tasks.has(name)) throw new Error(`task '${name}' is already registered`);
-  tasks.set(name, factory);
+  tasks.set(name, { factory, ...options });
 }
 
 export function taskFactory(name: string): TaskFactory | undefined {
-  return tasks.get(name);
+  return tasks.get(name)?.factory;
+}
+
+/** Whether the task builds its own MAS-OPD teacher when the configuration names none. */
+export function taskBuildsTeacher(name: string): boolean {
+  return tasks.get(name)?.buildsTeacher === true;
 }
 
 export function registeredTasks(): string[] {
