@@ -3,13 +3,13 @@
 // quick grid runs end to end through `marft experiment --quick` (CI's run of it: every method, CURE
 // on the pair at horizon 1 included, trained and scored under two seeds).
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { loadFor, readExperimentFile, trainingSets } from '../../src/experiments/experiment-file.ts';
-import { runCli } from '../cli/spawn-cli.ts';
+import { checkQuickGrid } from './quick-grid.ts';
 
 const FILE = fileURLToPath(new URL('../../examples/experiments/cpu-study-code.yaml', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'marft-cpu-study-code-'));
@@ -52,20 +52,6 @@ test('the code study\'s rows: the method and system each names, one base, the sa
 });
 
 test('the code study\'s quick grid: every method trained under seeds 0 and 1 and scored', async () => {
-  // Its own working folder: the task caches its pretrained base in runs/cache, relative to it.
-  const cwd = join(root, 'work');
-  mkdirSync(cwd);
-  const r = await runCli({ args: ['experiment', FILE, '--quick', '--out', 'quick'], cwd });
-  assert.equal(r.status, 0, `exit ${r.status}; stderr: ${r.stderr.slice(-2000)}`);
-  const results = JSON.parse(readFileSync(join(cwd, 'quick', 'results.json'), 'utf8')) as { methods: Record<string, { benchmarks: Record<string, { mean: number; seeds: number[] }> }> };
-  assert.deepEqual(Object.keys(results.methods), Object.keys(EXPECTED));
-  for (const [method, m] of Object.entries(results.methods)) {
-    const cell = m.benchmarks['code-pair-heldout']!;
-    assert.equal(cell.seeds.length, EXPECTED[method]![0] === null ? 1 : 2, method);
-    for (const s of cell.seeds) assert.ok(s >= 0 && s <= 1, `${method}: a score in [0, 1], got ${s}`);
-  }
-  // One students' base, pretrained once and reused by every run.
-  const cached = readdirSync(join(cwd, 'runs', 'cache'));
-  assert.deepEqual(cached.filter((f) => f.startsWith('code-pair-student-')).length, 1, cached.join(', '));
-  assert.ok(existsSync(join(cwd, 'quick', 'curves', 'code-pair-heldout.svg')));
+  const rows = Object.fromEntries(Object.entries(EXPECTED).map(([name, [algorithm]]) => [name, { base: algorithm === null }]));
+  await checkQuickGrid({ file: FILE, cwd: join(root, 'work'), column: 'code-pair-heldout', rows, cachedOnce: ['code-pair-student-'] });
 });
