@@ -10,7 +10,7 @@ import { after, test } from 'node:test';
 import { Rng } from '../../src/core/rng.ts';
 import { cachedJudge } from '../../src/tasks/code-pair/cached-judge.ts';
 import { codePairTokenizer, codeProblemSets, codeTaskSystems, createCodePairTask, parseCodePairOptions } from '../../src/tasks/code-pair/code-pair-task.ts';
-import { allExpressions, codeProblem, codeSplit, coderText, programSource, rightReduction, testerText, valueAt } from '../../src/tasks/code-pair/code-problems.ts';
+import { allExpressions, expressionOf, testerCaseRight, codeProblem, codeSplit, coderText, programSource, rightReduction, testerText, valueAt } from '../../src/tasks/code-pair/code-problems.ts';
 import { scriptedCodeEpisode } from '../../src/tasks/code-pair/scripted-episodes.ts';
 import { TaskOptionError } from '../../src/tasks/options.ts';
 import { verifyCode } from '../../src/verify/code/index.ts';
@@ -56,6 +56,14 @@ test('the Tester\'s reply is a test case in its prompt\'s format, with the value
   assert.deepEqual(extractTestCase(right), { input: '4\n', output: '1\n' });
   assert.deepEqual(extractTestCase(testerText(e, 4, 0)), { input: '4\n', output: `${valueAt(e, 4, 0)}\n` });
   assert.equal(valueAt(e, 4, 0), 28);
+  // What scripts/code-pair-testers.ts counts: a case right in value, whatever the scratch work says.
+  assert.deepEqual(expressionOf('9-2*x'), e);
+  assert.equal(testerCaseRight(e, right), true);
+  assert.equal(testerCaseRight(e, testerText(e, 4, 0)), false);
+  assert.equal(testerCaseRight(e, '7*7=1\n**Test Input:**\n```\n4\n```\n**Test Output:**\n```\n1\n```'), true);
+  assert.equal(testerCaseRight(e, '**Test Input:**\n```\n4\n```'), false, 'no output block');
+  assert.equal(testerCaseRight(e, '**Test Input:**\n```\nfour\n```\n**Test Output:**\n```\n1\n```'), false, 'not an integer input');
+  assert.throws(() => expressionOf('3+4*2'), /not a code-pair problem id/);
 });
 
 test('options: defaults, and every mistake one line naming the key', () => {

@@ -16,6 +16,7 @@
 // at every golden input, so a wrong-order program fails every golden test.
 import type { CodeProblem } from '../../env/datasets/types.ts';
 import { Rng } from '../../core/rng.ts';
+import { extractTestCase } from '../../workflow/builtin/formats.ts';
 import { apply, correctReduction, MAX_OPERAND, MIN_OPERAND, OPS, SPLIT_SEED, type Op, type Reduction } from '../arith-duo/task.ts';
 
 export const GOLDEN_INPUTS: readonly number[] = [2, 5, 7];
@@ -114,4 +115,18 @@ export function codeProblem(e: CodeExpression): CodeProblem {
     referenceSolution: programSource(e, right),
     meta: {},
   };
+}
+
+/** The problem's expression from its id ("3+4*x"). */
+export function expressionOf(id: string): CodeExpression {
+  const m = /^(\d)([-+*])(\d)([-+*])x$/.exec(id);
+  if (!m) throw new Error(`not a code-pair problem id: ${JSON.stringify(id)}`);
+  return { a: Number(m[1]), op1: m[2] as Op, b: Number(m[3]), op2: m[4] as Op };
+}
+
+/** Whether a Tester's reply holds a case whose declared output is the expression's value at its input (a missing or malformed case is not). */
+export function testerCaseRight(e: CodeExpression, text: string): boolean {
+  const c = extractTestCase(text);
+  if (!c || !/^-?\d+$/.test(c.input.trim()) || !/^-?\d+$/.test(c.output.trim())) return false;
+  return valueAt(e, Number(c.input.trim()), rightReduction(e)) === Number(c.output.trim());
 }
