@@ -29,7 +29,7 @@ export interface CodeEnvOptions {
   /** Runs the Coder's program on the Tester's case and the reference solution; default: Python in the sandbox. */
   runProgram?: ProgramRunner;
   /** Judges a program on the golden tests; default: src/verify/code's verifyCode. */
-  judge?: (program: string, problem: CodeProblem, timeoutMs: number) => Promise<CodeVerdict>;
+  judge?: CodeJudge;
   limiter?: SlotLimiter;
   /**
    * How a Tester's declared output is compared with what the reference solution (its reward and
@@ -41,6 +41,12 @@ export interface CodeEnvOptions {
    */
   testerComparison?: TesterComparison;
 }
+
+/** A program's verdict on a code problem's golden tests. */
+export type CodeJudge = (program: string, problem: CodeProblem, timeoutMs: number) => Promise<CodeVerdict>;
+
+/** The golden tests run in the sandbox (src/verify/code). */
+export const sandboxJudge: CodeJudge = (program, problem, timeoutMs) => verifyCode({ program, tests: problem.tests, timeoutMs });
 
 export const TESTER_COMPARISONS = ['values', 'lines'] as const;
 export type TesterComparison = (typeof TESTER_COMPARISONS)[number];

@@ -28,10 +28,9 @@ import type { DistillableTask, DistillationSource } from '../opd/distillable-tas
 import { mathAttributor } from '../opd/math-attributor.ts';
 import { codeAttributor } from '../opd/code-attributor.ts';
 import type { Attributor } from '../opd/pac.ts';
-import { CODE_PROGRAM_TIMEOUT_MS, TESTER_COMPARISONS, type TesterComparison } from '../env/code-env.ts';
+import { CODE_PROGRAM_TIMEOUT_MS, sandboxJudge, TESTER_COMPARISONS, type CodeJudge, type TesterComparison } from '../env/code-env.ts';
 import { defaultProgramRunner } from '../env/program-runner.ts';
 import type { CodeProblem } from '../env/datasets/types.ts';
-import { verifyCode, type CodeVerdict } from '../verify/code/index.ts';
 import { applyCureRewards, type CureContext } from './cure-scheme.ts';
 import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts';
 import { jointTreeRollout } from '../workflow/joint-tree-sampling.ts';
@@ -78,8 +77,6 @@ export interface WorkflowTaskDeps {
   /** Judges a program on a code problem's golden tests (the environment's team reward, CURE's program reward); default: src/verify/code in the sandbox. */
   judge?: CodeJudge;
 }
-
-export type CodeJudge = (program: string, problem: CodeProblem, timeoutMs: number) => Promise<CodeVerdict>;
 
 export class WorkflowTask implements DistillableTask {
   readonly agents: readonly string[];
@@ -141,7 +138,7 @@ export class WorkflowTask implements DistillableTask {
       problemOf: (id) => byId.get(id) as CodeProblem,
       run: this.deps.runProgram ?? defaultProgramRunner,
       goldenPassRate: async (program, problem) => {
-        const v = await (this.deps.judge ? this.deps.judge(program, problem, timeoutMs) : verifyCode({ program, tests: problem.tests, timeoutMs }));
+        const v = await (this.deps.judge ?? sandboxJudge)(program, problem, timeoutMs);
         return v.total > 0 ? v.passed / v.total : 0;
       },
       timeoutMs,

@@ -14,7 +14,7 @@
 //   turn t>0   an agent of the pair keeps its previous order or adopts the other role's, with
 //              probability ½ each, whoever was right; a single Coder keeps or switches, ½ each.
 import type { ScoreRequest } from '../../engine/types.ts';
-import { CodeEnv } from '../../env/code-env.ts';
+import { CodeEnv, type CodeJudge } from '../../env/code-env.ts';
 import type { ProgramRunner } from '../../env/program-runner.ts';
 import type { ChatMessage, Tokenizer } from '../../tokenizer/types.ts';
 import { compareOutput, type CodeVerdict } from '../../verify/code/index.ts';
@@ -51,8 +51,8 @@ function scriptRunner(printed: Printed): ProgramRunner {
 }
 
 /** Judges a scripted program on the golden tests by the verifier's own output comparison. */
-function scriptJudge(printed: Printed) {
-  return async (program: string, problem: ReturnType<typeof codeProblem>): Promise<CodeVerdict> => {
+function scriptJudge(printed: Printed): CodeJudge {
+  return async (program, problem): Promise<CodeVerdict> => {
     const f = printedBy(printed, program);
     if (problem.tests.kind !== 'stdio') throw new Error('code-pair problems have stdio tests');
     const results = problem.tests.tests.map((t) => (compareOutput(`${f(Number(t.stdin.trim()))}\n`, t.stdout).equal ? { status: 'passed' as const } : { status: 'wrong_answer' as const, stderr: 'output differs' }));
