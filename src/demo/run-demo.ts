@@ -157,7 +157,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const tokenizer = demoTokenizer();
   const modelConfig = demoModelConfig(tokenizer);
   const parameters = parameterCount(modelConfig);
-  const task = new ArithDuoTask({ heldOut: settings.heldOut, trainAgents: [...DUO_AGENT_NAMES], pretrainSteps: settings.pretrainSteps });
+  const task = new ArithDuoTask({ heldOut: settings.heldOut, trainAgents: [...DUO_AGENT_NAMES], pretrainSteps: settings.pretrainSteps, roles: 'named' });
   log(`task: a o b o c over digits 1-9 with + - *; ${task.split.train.length} training problems, ${task.split.heldOut.length} held-out problems never trained on`);
   log(
     `model: Qwen2-shaped decoder from scratch, hidden ${modelConfig.hiddenSize}, ${modelConfig.numHiddenLayers} layers, ${modelConfig.numAttentionHeads} heads, ` +
@@ -210,7 +210,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
 async function trainTeam(spec: TeamSpec, modelDir: string, seed: number, settings: DemoSettings, runDir: string, log: (line: string) => void): Promise<TeamResult> {
   const started = performance.now();
   const config = trainerConfig(settings, seed, spec.trainAgents, spec.trainer);
-  const task = new ArithDuoTask({ heldOut: settings.heldOut, trainAgents: spec.trainAgents, pretrainSteps: settings.pretrainSteps });
+  const task = new ArithDuoTask({ heldOut: settings.heldOut, trainAgents: spec.trainAgents, pretrainSteps: settings.pretrainSteps, roles: 'named' });
   // Every team starts from the same saved base, in an engine of its own.
   const engine = await loadEngine(modelDir);
   try {

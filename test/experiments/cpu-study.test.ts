@@ -18,7 +18,7 @@ after(() => rmSync(root, { recursive: true, force: true }));
 
 test('the study\'s rows: one configuration, each row the algorithm it names, the same budget', async () => {
   const exp = await readExperimentFile(FILE);
-  const expected: Record<string, string | null> = { Duo: null, 'Duo+GRPO': 'grpo', MAGRPO: 'magrpo', IPPO: 'ippo', MARFT: 'marft-action', 'MARFT-token': 'marft-token', 'MARFT-shared': 'marft-action' };
+  const expected: Record<string, string | null> = { Duo: null, 'Duo+GRPO': 'grpo', MAGRPO: 'magrpo', IPPO: 'ippo', MARFT: 'marft-action', 'MARFT-token': 'marft-token', 'MARFT-shared': 'marft-action', 'Duo-anonymous': null, 'MARFT-anonymous': 'marft-action' };
   assert.deepEqual(exp.rows.map((r) => r.name), Object.keys(expected));
   assert.equal(new Set(exp.rows.map((r) => r.config)).size, 1, 'every row starts from one configuration');
   const budgets = new Set<string>();
@@ -29,16 +29,18 @@ test('the study\'s rows: one configuration, each row the algorithm it names, the
     assert.equal(config.policy.parameterSharing, row.name === 'MARFT-shared', `${row.name}: parameter sharing`);
     assert.equal(config.task.name, 'arith-duo');
     assert.equal(config.eval.temperature, 0.6);
-    budgets.add(JSON.stringify([config.train.steps, config.rollout.batchSize, config.rollout.rolloutsPerPrompt, config.actor.optim.lr, config.task.options]));
+    assert.equal(config.task.options.roles, row.name.endsWith('-anonymous') ? 'anonymous' : undefined, `${row.name}: role labels`);
+    const { roles: _roles, ...taskOptions } = config.task.options;
+    budgets.add(JSON.stringify([config.train.steps, config.rollout.batchSize, config.rollout.rolloutsPerPrompt, config.actor.optim.lr, taskOptions]));
   }
-  assert.equal(budgets.size, 1, 'every row has the same budget, optimiser and base');
+  assert.equal(budgets.size, 1, 'every row has the same budget, optimiser and base (but for its role labels)');
   assert.deepEqual(exp.seeds, [0, 1, 2, 3, 4]);
 });
 
 test('quick: the quick seeds except for a row with its own, the quick set after the row\'s, its own name', async () => {
   const exp = quickExperiment(await readExperimentFile(FILE));
   assert.equal(exp.name, 'cpu-study-quick');
-  assert.deepEqual(exp.rows.map((r) => r.seeds), [[0], [0, 1], [0, 1], [0, 1], [0, 1], [0, 1], [0, 1]]);
+  assert.deepEqual(exp.rows.map((r) => r.seeds), [[0], [0, 1], [0, 1], [0, 1], [0, 1], [0, 1], [0, 1], [0], [0, 1]]);
   const row = exp.rows.find((r) => r.name === 'MARFT')!;
   const sets = trainingSets(exp, row, 1, ['log.every=1']);
   assert.deepEqual(sets.slice(0, 1), ['algorithm=marft-action']);
@@ -72,15 +74,15 @@ test('the quick grid: every method trained under seeds 0 and 1 and scored, resul
   assert.equal(r.status, 0, `exit ${r.status}; stderr: ${r.stderr.slice(-2000)}`);
   const out = join(cwd, 'quick');
   const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as { methods: Record<string, { benchmarks: Record<string, { mean: number; std: number | null; seeds: number[] }> }> };
-  assert.deepEqual(Object.keys(results.methods), ['Duo', 'Duo+GRPO', 'MAGRPO', 'IPPO', 'MARFT', 'MARFT-token', 'MARFT-shared']);
+  assert.deepEqual(Object.keys(results.methods), ['Duo', 'Duo+GRPO', 'MAGRPO', 'IPPO', 'MARFT', 'MARFT-token', 'MARFT-shared', 'Duo-anonymous', 'MARFT-anonymous']);
   for (const [method, m] of Object.entries(results.methods)) {
     const cell = m.benchmarks['arith-heldout']!;
-    assert.equal(cell.seeds.length, method === 'Duo' ? 1 : 2, method);
+    assert.equal(cell.seeds.length, method === 'Duo' || method === 'Duo-anonymous' ? 1 : 2, method);
     for (const s of cell.seeds) assert.ok(s >= 0 && s <= 1, `${method}: a score in [0, 1], got ${s}`);
     assert.ok(Math.abs(cell.mean - cell.seeds.reduce((a, b) => a + b, 0) / cell.seeds.length) < 1e-12, `${method}: the mean of its seeds`);
   }
-  // The base was pretrained once and reused by every run: one cached folder.
-  assert.equal(readdirSync(join(cwd, 'runs', 'cache')).filter((f) => f.startsWith('arith-duo-')).length, 1);
+  // Each base (named roles, anonymous roles) was pretrained once and reused by every run of its rows.
+  assert.equal(readdirSync(join(cwd, 'runs', 'cache')).filter((f) => f.startsWith('arith-duo-')).length, 2);
   assert.match(readFileSync(join(out, 'table.md'), 'utf8'), /^# cpu-study-quick\n/);
   assert.ok(existsSync(join(out, 'curves', 'arith-heldout.svg')));
 });

@@ -14,6 +14,9 @@
 //                  as <baseCache>/arith-duo-<hash>-seed<s>/, the hash covering everything that shapes
 //                  it (model shape, pretraining settings and steps, the noisy teacher, the split), so a study pretrains
 //                  once instead of once per run (about 100 s each)
+//   roles          'named' (default: the prescribed Planner and Solver) or 'anonymous' (the spec's
+//                  position-indexed variant, labels a1 and a2). The base is pretrained on transcripts
+//                  with the same labels, so the two variants are two bases (their own cache names)
 //
 // Each step's episodes carry the group key of their problem (rolloutsPerPrompt adjacent episodes), so
 // the GRPO family (grpo, magrpo) runs on this task too.
@@ -28,6 +31,7 @@ import { type EvalRequest, type RolloutRequest, type Sampling, type Task, type T
 import { engineSampler, rollout, type ActionSampler, type Episode } from '../../workflow/index.ts';
 import { ArithEnv } from './arith-env.ts';
 import { DUO_AGENT_NAMES, type DuoAgentName, duoWorkflow } from './duo-workflow.ts';
+import { DUO_ROLE_STYLES, type DuoRoleStyle, duoRoles } from './duo-prompts.ts';
 import { demoModelConfig } from './model-config.ts';
 import { DEFAULT_PRETRAIN, pretrain } from './pretrain.ts';
 import { type Problem, type Split, DEFAULT_HELD_OUT, splitProblems } from './task.ts';
@@ -42,14 +46,16 @@ export interface ArithTaskOptions {
   baseSeed?: number;
   /** Folder of reusable pretrained bases ('' = none). */
   baseCache?: string;
+  /** Prescribed role labels or the anonymous, position-indexed ones (prompts and pretraining alike). */
+  roles: DuoRoleStyle;
 }
 
-export const DEFAULT_ARITH_OPTIONS: ArithTaskOptions = { heldOut: DEFAULT_HELD_OUT, trainAgents: [...DUO_AGENT_NAMES], pretrainSteps: DEFAULT_PRETRAIN.steps };
+export const DEFAULT_ARITH_OPTIONS: ArithTaskOptions = { heldOut: DEFAULT_HELD_OUT, trainAgents: [...DUO_AGENT_NAMES], pretrainSteps: DEFAULT_PRETRAIN.steps, roles: 'named' };
 
 /** Plays the Duo on the given problems (one episode each) through the Flex-MG runtime. */
-export async function playDuo(sampler: ActionSampler, problems: Problem[], policies: Partial<Record<DuoAgentName, string>>, sampling: Sampling, seed: number): Promise<Episode[]> {
+export async function playDuo(sampler: ActionSampler, problems: Problem[], policies: Partial<Record<DuoAgentName, string>>, sampling: Sampling, seed: number, roles: DuoRoleStyle = 'named'): Promise<Episode[]> {
   const tokenizer = demoTokenizer();
-  return rollout(duoWorkflow(policies), problems.map((p) => new ArithEnv(p)), {
+  return rollout(duoWorkflow(policies, duoRoles(roles)), problems.map((p) => new ArithEnv(p)), {
     sampler,
     tokenizer,
     params: { temperature: sampling.temperature, topP: sampling.topP, topK: sampling.topK, maxNewTokens: sampling.maxNewTokens, stopTokenIds: [], stopStrings: [], seed },
@@ -81,7 +87,7 @@ export class ArithDuoTask implements Task {
         problemIndex_E.push(i);
       }
     }
-    const episodes = tagGroups(await playDuo(engineSampler(engine), problems, this.policies(req.policies), req.sampling, req.seed), problemIndex_E);
+    const episodes = tagGroups(await playDuo(engineSampler(engine), problems, this.policies(req.policies), req.sampling, req.seed, this.options.roles), problemIndex_E);
     // Frozen agents' actions carry no gradient and have no adapter: the trainer never sees them.
     return episodes.map((e) => ({ ...e, actions: e.actions.filter((a) => this.agents.includes(a.agent as DuoAgentName)) }));
   }
@@ -89,12 +95,12 @@ export class ArithDuoTask implements Task {
   async evaluate(engine: Engine, req: EvalRequest): Promise<Episode[]> {
     const problems = req.problems > 0 ? this.split.heldOut.slice(0, req.problems) : this.split.heldOut;
     const policies = Object.fromEntries(DUO_AGENT_NAMES.map((a) => [a, req.policies[a] ?? 'base']));
-    return playDuo(engineSampler(engine), problems, policies, req.sampling, req.seed);
+    return playDuo(engineSampler(engine), problems, policies, req.sampling, req.seed, this.options.roles);
   }
 }
 
 function parseOptions(raw: Record<string, unknown>): ArithTaskOptions {
-  const known = ['heldOut', 'trainAgents', 'pretrainSteps', 'baseSeed', 'baseCache'];
+  const known = ['heldOut', 'trainAgents', 'pretrainSteps', 'baseSeed', 'baseCache', 'roles'];
   for (const k of Object.keys(raw)) if (!known.includes(k)) throw new Error(`task.options.${k}: unknown option of arith-duo (${known.join(', ')})`);
   const o = { ...DEFAULT_ARITH_OPTIONS };
   if (raw.heldOut !== undefined) {
@@ -120,6 +126,10 @@ function parseOptions(raw: Record<string, unknown>): ArithTaskOptions {
     if (typeof raw.baseCache !== 'string') throw new Error(`task.options.baseCache: got ${JSON.stringify(raw.baseCache)}, expected a folder path ('' = no cache)`);
     o.baseCache = raw.baseCache;
   }
+  if (raw.roles !== undefined) {
+    if (!(DUO_ROLE_STYLES as readonly unknown[]).includes(raw.roles)) throw new Error(`task.options.roles: got ${JSON.stringify(raw.roles)}, expected ${DUO_ROLE_STYLES.map((r) => `'${r}'`).join(' or ')}`);
+    o.roles = raw.roles as DuoRoleStyle;
+  }
   return o;
 }
 
@@ -127,17 +137,24 @@ function parseOptions(raw: Record<string, unknown>): ArithTaskOptions {
 export async function buildPretrainedEngine(task: ArithDuoTask, seed: number, steps: number, onProgress?: Parameters<typeof pretrain>[4]): Promise<{ engine: Engine; seconds: number; finalLoss: number }> {
   const tokenizer = demoTokenizer();
   const engine = createEngine(demoModelConfig(tokenizer), { seed });
-  const result = await pretrain(engine, tokenizer, task.split.train, { ...DEFAULT_PRETRAIN, steps, seed }, onProgress);
+  const result = await pretrain(engine, tokenizer, task.split.train, { ...DEFAULT_PRETRAIN, steps, seed, roles: duoRoles(task.options.roles) }, onProgress);
   return { engine, seconds: result.seconds, finalLoss: result.losses[result.losses.length - 1] ?? NaN };
 }
 
 /**
  * The cache folder's name for the base pretrained from `seed`: a hash of everything that shapes it
  * (the model's shape, the pretraining settings and steps, the noisy teacher, the held-out split), so a cached base is
- * never reused after any of them changes.
+ * never reused after any of them changes. The role labels enter only when anonymous, so the named
+ * base keeps the name it had before the option existed (the studies' cached bases stay valid).
  */
 export function cachedBaseName(options: ArithTaskOptions, seed: number): string {
-  const shaping = JSON.stringify({ model: demoModelConfig(demoTokenizer()), pretrain: { ...DEFAULT_PRETRAIN, steps: options.pretrainSteps }, teacher: DEFAULT_TEACHER_NOISE, heldOut: options.heldOut });
+  const shaping = JSON.stringify({
+    model: demoModelConfig(demoTokenizer()),
+    pretrain: { ...DEFAULT_PRETRAIN, steps: options.pretrainSteps },
+    teacher: DEFAULT_TEACHER_NOISE,
+    heldOut: options.heldOut,
+    ...(options.roles === 'anonymous' ? { roles: duoRoles('anonymous') } : {}),
+  });
   return `arith-duo-${createHash('sha256').update(shaping).digest('hex').slice(0, 12)}-seed${seed}`;
 }
 

@@ -6,6 +6,7 @@ import type { Engine } from '../../engine/types.ts';
 import { learningRate } from '../../train/schedules.ts';
 import type { CharTokenizer } from '../../tokenizer/index.ts';
 import { transcriptBatch } from './corpus.ts';
+import type { DuoRoles } from './duo-prompts.ts';
 import { Rng } from '../../core/rng.ts';
 import type { Problem } from './task.ts';
 import type { TeacherNoise } from './teacher.ts';
@@ -22,6 +23,8 @@ export interface PretrainConfig {
   maxGradNorm: number;
   seed: number;
   noise?: TeacherNoise;
+  /** The role labels the transcripts are rendered with (default: the prescribed Planner and Solver). */
+  roles?: DuoRoles;
 }
 
 /**
@@ -61,7 +64,7 @@ export async function pretrain(
   try {
     for (let step = 0; step < config.steps; step++) {
       const problems = Array.from({ length: config.problemsPerStep }, () => rng.pick(train));
-      const batch = transcriptBatch(tokenizer, problems, rng, config.noise);
+      const batch = transcriptBatch(tokenizer, problems, rng, config.noise, config.roles);
       const out = await engine.forward({ kind: 'base' }, batch, { retainGraph: true });
       const logprobs = out.logprobs!;
       const scored = logprobs.reduce((n, lp) => n + lp.length, 0);
