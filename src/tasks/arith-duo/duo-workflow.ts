@@ -21,26 +21,23 @@ export function duoObservation(roles: DuoRoles = NAMED_ROLES) {
   };
 }
 
+const DESCRIPTIONS = {
+  named: { planner: 'Reduces the operator that comes first and writes its value.', solver: "Substitutes the Planner's value and writes the final answer." },
+  // The spec's anonymous description, by position.
+  anonymous: { planner: 'The first agent in the sequential pipeline.', solver: 'The second agent in the sequential pipeline.' },
+};
+
 /** policies: adapter name per agent; an agent missing from it acts with the frozen base. */
 export function duoWorkflow(policies: Partial<Record<DuoAgentName, string>>, roles: DuoRoles = NAMED_ROLES): Workflow {
   const anonymous = roles !== NAMED_ROLES;
-  const agents: Agent[] = [
-    {
-      name: 'planner',
-      role: roles.planner,
-      systemPrompt: roles.planner,
-      roleDescription: anonymous ? 'The first agent in the sequential pipeline.' : 'Reduces the operator that comes first and writes its value.',
-      policy: policies.planner ?? BASE_POLICY,
-      sampleParams: { maxNewTokens: MAX_PLAN_TOKENS },
-    },
-    {
-      name: 'solver',
-      role: roles.solver,
-      systemPrompt: roles.solver,
-      roleDescription: anonymous ? 'The second agent in the sequential pipeline.' : "Substitutes the Planner's value and writes the final answer.",
-      policy: policies.solver ?? BASE_POLICY,
-      sampleParams: { maxNewTokens: MAX_SOLUTION_TOKENS },
-    },
-  ];
+  const maxNewTokens: Record<DuoAgentName, number> = { planner: MAX_PLAN_TOKENS, solver: MAX_SOLUTION_TOKENS };
+  const agents: Agent[] = DUO_AGENT_NAMES.map((name) => ({
+    name,
+    role: roles[name],
+    systemPrompt: roles[name],
+    roleDescription: DESCRIPTIONS[anonymous ? 'anonymous' : 'named'][name],
+    policy: policies[name] ?? BASE_POLICY,
+    sampleParams: { maxNewTokens: maxNewTokens[name] },
+  }));
   return { name: anonymous ? 'arith-duo-anonymous' : 'arith-duo', agents, graph: sequentialGraph(agents.map((a) => a.name)), horizon: 1, observe: duoObservation(roles) };
 }
