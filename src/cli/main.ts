@@ -1,10 +1,10 @@
 // `marft` command dispatcher. The commands are listed below with their one-line summaries (what
 // `marft --help` prints without loading any of them); each lives in ./commands/<name>.ts and exports
 // `run(args: string[]): Promise<number>` (the exit code), loaded only when it is the one asked for.
-import { readFileSync } from 'node:fs';
 import { UserError } from './errors.ts';
 import { ConfigError } from '../config/schema-dsl.ts';
 import { didYouMean } from '../core/did-you-mean.ts';
+import { packageVersion } from '../core/code-version.ts';
 import { isOutOfMemory, outOfMemoryLine } from '../runs/memory-errors.ts';
 
 interface Command {
@@ -70,7 +70,7 @@ export function commandNames(): string[] {
 
 /** The version of package.json (two folders up from src/cli/ and from dist/cli/ alike). */
 export function marftVersion(): string {
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  return packageVersion();
 }
 
 function printHelp(): void {

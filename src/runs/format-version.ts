@@ -24,6 +24,8 @@ export const FORMAT_VERSIONS = {
   'marft-experiment-result': 1,
   /** An experiment's table.json (src/experiments/runner.ts). */
   'marft-experiment-table': 1,
+  /** built-by.json of a saved base: the code that built it (src/runs/base-folder.ts). */
+  'marft-built-by': 1,
 } as const;
 
 export type FormatName = keyof typeof FORMAT_VERSIONS;

@@ -4,9 +4,9 @@
 // so a model is a function of (configuration, steps, transcripts, seed) and a cached copy is reused
 // only under a name that hashes all of them (the caller's `cacheName`).
 import { join } from 'node:path';
-import { createEngine, loadEngine } from '../engine/index.ts';
+import { createEngine } from '../engine/index.ts';
 import type { Engine, ModelConfig, ScoreRequest } from '../engine/types.ts';
-import { claimSavedBase, saveBaseAtomic } from '../runs/base-folder.ts';
+import { cachedBase } from '../runs/base-folder.ts';
 import { deriveSeed, Rng } from '../core/rng.ts';
 import { DEFAULT_SFT, sft } from '../train/sft.ts';
 
@@ -45,10 +45,5 @@ export async function pretrainScripted(spec: ScriptedPretraining, seed: number):
 /** The model from `cacheDir/cacheName` when it holds an intact copy, else pretrained and stored there ('' = no cache). */
 export async function cachedScripted(spec: ScriptedPretraining, seed: number, cacheDir: string, cacheName: string): Promise<Engine> {
   if (!cacheDir) return pretrainScripted(spec, seed);
-  const dir = join(cacheDir, cacheName);
-  // A damaged cached copy (its manifest does not match) is removed and replaced by the one built here.
-  if ((await claimSavedBase(dir)) === 'intact') return loadEngine(dir);
-  const built = await pretrainScripted(spec, seed);
-  await saveBaseAtomic(built, dir);
-  return built;
+  return cachedBase(join(cacheDir, cacheName), () => pretrainScripted(spec, seed));
 }

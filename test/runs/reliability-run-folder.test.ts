@@ -21,7 +21,7 @@ test('a half-written RUN/base (config.json without weights, truncated weights, a
   const whole = join(root, 'whole');
   const reference = untimed((await runIn(whole, embeddedConfig())).metrics);
   assert.equal(await manifestProblem(join(whole, 'base')), null);
-  assert.deepEqual(readdirSync(join(whole, 'base')).sort(), ['config.json', 'generation_config.json', 'manifest.json', 'model.safetensors']);
+  assert.deepEqual(readdirSync(join(whole, 'base')).sort(), ['built-by.json', 'config.json', 'generation_config.json', 'manifest.json', 'model.safetensors']);
 
   const dead = deadPid();
   const cases: Record<string, (base: string) => void> = {

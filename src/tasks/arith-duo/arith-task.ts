@@ -22,8 +22,8 @@
 // the GRPO family (grpo, magrpo) runs on this task too.
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { createEngine, loadEngine } from '../../engine/index.ts';
-import { claimSavedBase, saveBaseAtomic } from '../../runs/base-folder.ts';
+import { createEngine } from '../../engine/index.ts';
+import { cachedBase } from '../../runs/base-folder.ts';
 import { tagGroups } from '../../train/episode-groups.ts';
 import type { Engine } from '../../engine/types.ts';
 import { deriveSeed, Rng } from '../../core/rng.ts';
@@ -163,12 +163,7 @@ async function pretrainedBase(task: ArithDuoTask, seed: number): Promise<Engine>
   const { options } = task;
   const baseSeed = options.baseSeed ?? seed;
   if (!options.baseCache) return (await buildPretrainedEngine(task, baseSeed, options.pretrainSteps)).engine;
-  const dir = join(options.baseCache, cachedBaseName(options, baseSeed));
-  // A damaged cached copy (its manifest does not match) is removed and replaced by the one built here.
-  if ((await claimSavedBase(dir)) === 'intact') return loadEngine(dir);
-  const built = (await buildPretrainedEngine(task, baseSeed, options.pretrainSteps)).engine;
-  await saveBaseAtomic(built, dir);
-  return built;
+  return cachedBase(join(options.baseCache, cachedBaseName(options, baseSeed)), async () => (await buildPretrainedEngine(task, baseSeed, options.pretrainSteps)).engine);
 }
 
 export function arithDuo(raw: Record<string, unknown> = {}): TaskBundle {
