@@ -24,14 +24,46 @@ import { sharedFloats } from '../shareable-arrays.ts';
 // kept, not dropped, between passes: the pool's workers hold their own handle on every buffer a job
 // has used until the calling thread's collector has let go of it, so buffers dropped and reallocated
 // during one synchronous pass would all stay resident to its end (a 0.5B model's 600 MB logits did).
-// The pool therefore holds the high-water mark of what a pass had taken at once, as the arena does.
+//
+// Every pass larger than any before (RL steps differ in token count) used to allocate a new set of
+// buffers and keep the old, smaller set for good: measured with bench/memory-growth.ts on
+// SmolLM2-135M, the pool held 1.6 GB free after a pass of 1,658 tokens and 4.1 GB after one of 1,732
+// (docs/performance.md, "Memory"). Two rules bound it. A new buffer is allocated with a quarter more
+// room than its request (HEADROOM), so the next pass a little larger reuses it instead of adding its
+// own. And stale buffers are dropped: a free buffer is stale when the requests
+// since its release add up to more than twice what the pool holds (free and handed out): a pass that
+// repeats takes about what the pool holds, so a buffer no pass has wanted for two of them is one no
+// pass of the current shape uses. A request that finds no buffer to reuse drops the stale ones before
+// it allocates (passes of one shape never miss, so they never drop anything: no churn). Their memory
+// is freed once both threads' collectors have let go of them (thread-pool.ts).
 const freeByClass = new Map<number, SharedArrayBuffer[]>();
-const freeBuffers = new Set<SharedArrayBuffer>();
+/** Free buffers, each with `requestedBytes` at its release, in release order (a Map keeps insertion order). */
+const freeBuffers = new Map<SharedArrayBuffer, number>();
 /** The buffer under each view handed out and not yet returned. */
 const handedOut = new WeakMap<Float32Array, SharedArrayBuffer>();
 /** Views already returned: a second release is a bug (two users of one buffer). */
 const returned = new WeakSet<Float32Array>();
 let pooledBytes = 0;
+/** A new buffer's size over its request's: passes within 25% more tokens reuse it. */
+const HEADROOM = 1.25;
+/** Bytes of the pool's buffers handed out and not yet returned. */
+let liveBytes = 0;
+/** Bytes of every pool request so far (reused or new): the clock staleness is measured by. */
+let requestedBytes = 0;
+let droppedBytes = 0;
+
+/** Drops the free buffers released before the last 2 × (what the pool holds) bytes of requests. */
+function dropStale(): void {
+  const horizon = 2 * (pooledBytes + liveBytes);
+  for (const [buffer, releasedAt] of freeBuffers) {
+    if (requestedBytes - releasedAt <= horizon) break; // release order: the rest are more recent
+    freeBuffers.delete(buffer);
+    const list = freeByClass.get(buffer.byteLength)!;
+    list.splice(list.indexOf(buffer), 1);
+    pooledBytes -= buffer.byteLength;
+    droppedBytes += buffer.byteLength;
+  }
+}
 
 /** A Float32Array of exactly n elements, contents unspecified (see the file header). */
 export function takeBuffer(n: number): Float32Array {
@@ -40,6 +72,7 @@ export function takeBuffer(n: number): Float32Array {
   if (fromArena) return fromArena;
   if (n < MIN_POOLED_LENGTH) return sharedFloats(n);
   const bytes = sizeClassBytes(n * 4);
+  requestedBytes += bytes;
   let buffer = freeByClass.get(bytes)?.pop();
   if (!buffer) {
     for (const [cls, list] of freeByClass) {
@@ -50,7 +83,11 @@ export function takeBuffer(n: number): Float32Array {
   if (buffer) {
     freeBuffers.delete(buffer);
     pooledBytes -= buffer.byteLength;
-  } else buffer = new SharedArrayBuffer(bytes);
+  } else {
+    if (pooledBytes > 0) dropStale();
+    buffer = new SharedArrayBuffer(sizeClassBytes(Math.ceil(bytes * HEADROOM)));
+  }
+  liveBytes += buffer.byteLength;
   const view = new Float32Array(buffer, 0, n);
   handedOut.set(view, buffer);
   return view;
@@ -66,7 +103,8 @@ export function releaseBuffers(...buffers: (Float32Array | null | undefined)[]):
     if (!buffer) continue;
     handedOut.delete(b);
     returned.add(b);
-    freeBuffers.add(buffer);
+    freeBuffers.set(buffer, requestedBytes);
+    liveBytes -= buffer.byteLength;
     const list = freeByClass.get(buffer.byteLength);
     if (list) list.push(buffer);
     else freeByClass.set(buffer.byteLength, [buffer]);
@@ -77,4 +115,9 @@ export function releaseBuffers(...buffers: (Float32Array | null | undefined)[]):
 /** Bytes currently held for reuse (tests and memory reports). */
 export function pooledBufferBytes(): number {
   return pooledBytes;
+}
+
+/** Bytes of stale free buffers dropped so far (see the file header). */
+export function droppedBufferBytes(): number {
+  return droppedBytes;
 }
