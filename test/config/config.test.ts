@@ -69,8 +69,15 @@ test('every example config validates', async () => {
   for (const f of files) await loadConfig(join(dir.pathname, f));
   // The real model's examples (examples/real/, docs/real-models.md) validate too.
   const real = readdirSync(new URL('real/', dir)).filter((f) => f.endsWith('.yaml'));
-  assert.deepEqual(real.sort(), ['marft-word-problems.yaml', 'mas-opd-word-problems.yaml']);
+  assert.deepEqual(real.sort(), ['grpo-word-problems.yaml', 'marft-word-problems.yaml', 'mas-opd-word-problems.yaml']);
   for (const f of real) await loadConfig(join(dir.pathname, 'real', f));
+  // Duo+GRPO on the real model is the MARFT run with group-relative advantages: the same task, model,
+  // adapters, episodes per step, steps, learning rate and evaluation.
+  const marft = await loadConfig(join(dir.pathname, 'real', 'marft-word-problems.yaml'));
+  const grpo = await loadConfig(join(dir.pathname, 'real', 'grpo-word-problems.yaml'));
+  assert.equal(grpo.algorithm, 'grpo');
+  assert.deepEqual([grpo.task, grpo.model, grpo.policy, grpo.train.steps, grpo.actor.optim.lr, grpo.actor.klCoef, grpo.eval], [marft.task, marft.model, marft.policy, marft.train.steps, marft.actor.optim.lr, marft.actor.klCoef, marft.eval]);
+  assert.equal(grpo.rollout.batchSize * grpo.rollout.rolloutsPerPrompt, marft.rollout.batchSize * marft.rollout.rolloutsPerPrompt);
   // The spelled-out defaults file is exactly the schema's defaults.
   assert.deepEqual(await loadConfig(join(dir.pathname, 'marft-defaults.yaml')), parseConfig({}));
 });
