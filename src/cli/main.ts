@@ -68,7 +68,7 @@ export function commandNames(): string[] {
   return Object.keys(COMMANDS).sort();
 }
 
-/** The version of package.json (two folders up from src/cli/ and from dist/cli/ alike). */
+/** The version of package.json (src/core/code-version.ts reads it). */
 export function marftVersion(): string {
   return packageVersion();
 }

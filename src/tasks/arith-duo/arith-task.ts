@@ -55,7 +55,7 @@ export const DEFAULT_ARITH_OPTIONS: ArithTaskOptions = { heldOut: DEFAULT_HELD_O
 /** Plays the Duo on the given problems (one episode each) through the Flex-MG runtime. */
 export async function playDuo(sampler: ActionSampler, problems: Problem[], policies: Partial<Record<DuoAgentName, string>>, sampling: Sampling, seed: number, roles: DuoRoleStyle = 'named'): Promise<Episode[]> {
   const tokenizer = demoTokenizer();
-  return rollout(duoWorkflow(policies, duoRoles(roles)), problems.map((p) => new ArithEnv(p)), {
+  return rollout(duoWorkflow(policies, roles), problems.map((p) => new ArithEnv(p)), {
     sampler,
     tokenizer,
     params: { temperature: sampling.temperature, topP: sampling.topP, topK: sampling.topK, maxNewTokens: sampling.maxNewTokens, stopTokenIds: [], stopStrings: [], seed },

@@ -4,7 +4,7 @@
 // token sequences the model was pretrained on. With anonymous roles the agents keep their names
 // (planner, solver: adapters, trainAgents) and only what they are shown changes.
 import { BASE_POLICY, sequentialGraph, type Agent, type ObservationContext, type Workflow } from '../../workflow/index.ts';
-import { type DuoRoles, NAMED_ROLES, plannerMessages, solverMessages } from './duo-prompts.ts';
+import { type DuoRoles, type DuoRoleStyle, NAMED_ROLES, duoRoles, plannerMessages, solverMessages } from './duo-prompts.ts';
 
 export const DUO_AGENT_NAMES = ['planner', 'solver'] as const;
 export type DuoAgentName = (typeof DUO_AGENT_NAMES)[number];
@@ -21,23 +21,23 @@ export function duoObservation(roles: DuoRoles = NAMED_ROLES) {
   };
 }
 
-const DESCRIPTIONS = {
+const DESCRIPTIONS: Record<DuoRoleStyle, Record<DuoAgentName, string>> = {
   named: { planner: 'Reduces the operator that comes first and writes its value.', solver: "Substitutes the Planner's value and writes the final answer." },
   // The spec's anonymous description, by position.
   anonymous: { planner: 'The first agent in the sequential pipeline.', solver: 'The second agent in the sequential pipeline.' },
 };
 
 /** policies: adapter name per agent; an agent missing from it acts with the frozen base. */
-export function duoWorkflow(policies: Partial<Record<DuoAgentName, string>>, roles: DuoRoles = NAMED_ROLES): Workflow {
-  const anonymous = roles !== NAMED_ROLES;
+export function duoWorkflow(policies: Partial<Record<DuoAgentName, string>>, style: DuoRoleStyle = 'named'): Workflow {
+  const roles = duoRoles(style);
   const maxNewTokens: Record<DuoAgentName, number> = { planner: MAX_PLAN_TOKENS, solver: MAX_SOLUTION_TOKENS };
   const agents: Agent[] = DUO_AGENT_NAMES.map((name) => ({
     name,
     role: roles[name],
     systemPrompt: roles[name],
-    roleDescription: DESCRIPTIONS[anonymous ? 'anonymous' : 'named'][name],
+    roleDescription: DESCRIPTIONS[style][name],
     policy: policies[name] ?? BASE_POLICY,
     sampleParams: { maxNewTokens: maxNewTokens[name] },
   }));
-  return { name: anonymous ? 'arith-duo-anonymous' : 'arith-duo', agents, graph: sequentialGraph(agents.map((a) => a.name)), horizon: 1, observe: duoObservation(roles) };
+  return { name: style === 'anonymous' ? 'arith-duo-anonymous' : 'arith-duo', agents, graph: sequentialGraph(agents.map((a) => a.name)), horizon: 1, observe: duoObservation(roles) };
 }
