@@ -64,6 +64,28 @@ test('attention, one decoded token of a multi-head model (all heads in two produ
   }
 });
 
+test('attention, one decoded token of a grouped-query model (a group of heads in two products) equals the full pass', () => {
+  // SmolLM2-135M's grouping: 9 query heads on 3 key/value heads.
+  const gqa: AttentionDims = { nHeads: 9, nKvHeads: 3, headDim: 16 };
+  const qW = 9 * 16, kvW = 3 * 16;
+  for (const len of [200, 120, 20]) { // 3 heads · T · 16 multiply-adds above 4,096 take the grouped path (T = 200, 120), T = 20 the loop path
+    const q = rand(len * qW, 31), k = rand(len * kvW, 32), v = rand(len * kvW, 33);
+    const full = new Float32Array(len * qW), lseFull = new Float32Array(len * 9);
+    attentionForward(gqa, q, 0, len, k, v, 0, 0, full, 0, lseFull, 0);
+    assert.ok(maxDiff(full, attentionReference(gqa, len, q, k, v)) < 1e-5, `reference T=${len}`);
+    const last = new Float32Array(2 * qW).fill(Number.NaN), lse = new Float32Array(9);
+    attentionForward(gqa, q.subarray((len - 1) * qW), 0, 1, k, v, 0, len - 1, last, 1, lse, 0);
+    assert.ok(maxDiff(last.subarray(qW), full.subarray((len - 1) * qW)) < 1e-6, `decode T=${len}`);
+    assert.ok(last.subarray(0, qW).every(Number.isNaN), 'rows outside the output row are untouched');
+    for (let h = 0; h < 9; h++) assert.ok(Math.abs(lse[h]! - lseFull[h * len + len - 1]!) < 1e-5, `lse head ${h} T=${len}`);
+    // One group alone (heads 3-5, as a pool item computes it) writes only its heads' columns.
+    const one = new Float32Array(qW).fill(Number.NaN);
+    attentionForward(gqa, q.subarray((len - 1) * qW), 0, 1, k, v, 0, len - 1, one, 0, null, 0, null, 0, 3, 6);
+    assert.ok(maxDiff(one.subarray(48, 96), full.subarray((len - 1) * qW + 48, (len - 1) * qW + 96)) < 1e-6, `group 1, T=${len}`);
+    assert.ok(one.subarray(0, 48).every(Number.isNaN) && one.subarray(96).every(Number.isNaN), 'other groups untouched');
+  }
+});
+
 test('attention backward equals finite differences of the reference (q, k, v; one and two causal row blocks)', () => {
   for (const len of [T, 70]) {
     const q = rand(len * 32, 4), k = rand(len * 16, 5), v = rand(len * 16, 6), dout = rand(len * 32, 7);

@@ -130,6 +130,24 @@ test("attention's items on the pool equal the same items run here, bit for bit (
   }
 });
 
+test("sampling's attention over cache slots: items on the pool equal the same items run here, bit for bit (decoded tokens and a prefill, grouped and multi-head)", async () => {
+  await poolReady();
+  for (const dims of [{ nHeads: 9, nKvHeads: 3, headDim: 16 }, { nHeads: 4, nKvHeads: 4, headDim: 32 }]) {
+    // Three slots of 200 positions; two sequences decode one token after 150 and 90 cached ones, a third is prefilled.
+    const maxCtx = 200, qW = dims.nHeads * dims.headDim, kvW = dims.nKvHeads * dims.headDim;
+    const seqs = [{ row0: 0, len: 1, past: 150, kRow0: 2 * maxCtx }, { row0: 1, len: 1, past: 90, kRow0: 0 }, { row0: 2, len: 40, past: 0, kRow0: maxCtx }];
+    const N = 42;
+    const q = shared(N * qW, 31), k = shared(3 * maxCtx * kvW, 32), v = shared(3 * maxCtx * kvW, 33);
+    const outs = [0, 1].map(() => ({ out: takeBuffer(N * qW), lse: takeBuffer(N * dims.nHeads) }));
+    outs.forEach((o, i) => {
+      const job = attentionPoolJob({ kind: 'forward', dims, seqs, q, k, v, out: o.out, lse: o.lse, probs: null });
+      if (i === 0) runJob(job); else serial(job);
+    });
+    assertBitEqual(outs[0]!.out, outs[1]!.out, `out (${dims.nHeads}/${dims.nKvHeads} heads)`);
+    assertBitEqual(outs[0]!.lse, outs[1]!.lse, `lse (${dims.nHeads}/${dims.nKvHeads} heads)`);
+  }
+});
+
 test('SwiGLU and the token log-softmax split across the pool equal the whole kernels bit for bit', async () => {
   await poolReady();
   // The workers' SIMD scratch regions are arena blocks of this size: after a collection, blocks of

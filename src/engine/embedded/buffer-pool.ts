@@ -70,6 +70,15 @@ export function takeBuffer(n: number): Float32Array {
   // Every size from the arena (small pass buffers are operands of split products too, when decoding).
   const fromArena = simdKernels()?.arena?.take(n);
   if (fromArena) return fromArena;
+  return takeSharedBuffer(n);
+}
+
+/**
+ * Like takeBuffer, but never from the WebAssembly arena: for large buffers no SIMD kernel works on in
+ * place (the sampling key/value cache, kv-cache.ts), which would otherwise crowd the pass buffers out
+ * of the arena. Released with releaseBuffers.
+ */
+export function takeSharedBuffer(n: number): Float32Array {
   if (n < MIN_POOLED_LENGTH) return sharedFloats(n);
   const bytes = sizeClassBytes(n * 4);
   requestedBytes += bytes;

@@ -8,7 +8,7 @@ import { linearBackward, linearForward, type LinearOp } from './linear.ts';
 import { rmsnormBackward, rmsnormForward } from './kernels/rmsnorm.ts';
 import { ropeBackward, ropeForward, type RopeTable } from './kernels/rope.ts';
 import { swigluBackwardRows, swigluForwardRows } from './row-jobs.ts';
-import { attentionForward, type AttentionDims } from './kernels/attention.ts';
+import type { AttentionDims } from './kernels/attention.ts';
 import { attentionPoolJob } from './attention-jobs.ts';
 import { runJob } from './thread-pool.ts';
 import type { KvCache } from './kv-cache.ts';
@@ -96,7 +96,7 @@ export function layerForward(
 
   const attn = takeBuffer(N * qDim);
   // From the pool (shared memory), not a small ordinary array: the pool's workers write it.
-  const lse = s.cache ? new Float32Array(N * nH) : takeBuffer(N * nH);
+  const lse = takeBuffer(N * nH);
   const probs = retain && !s.cache ? keptProbsBuffer(s.seqs, nH, N * I) : null;
   const d = dims(cfg);
   withOneBlasThread(() => {
@@ -105,11 +105,11 @@ export function layerForward(
       runJob(attentionPoolJob({ kind: 'forward', dims: d, seqs: s.seqs, q, k, v, out: attn, lse, probs }));
       return;
     }
-    for (const seq of s.seqs) {
-      cache.write(layerIndex, seq.slot, seq.past, k, v, seq.row0, seq.len);
-      attentionForward(d, q, seq.row0, seq.len, cache.k[layerIndex]!, cache.v[layerIndex]!, cache.row0(seq.slot), seq.past,
-        attn, seq.row0, null, 0);
-    }
+    // Sampling: the new keys and values into each sequence's slot, then attention over the slots,
+    // split across the pool's threads like an uncached pass (the cache is shared memory, kv-cache.ts).
+    for (const seq of s.seqs) cache.write(layerIndex, seq.slot, seq.past, k, v, seq.row0, seq.len);
+    const seqs = s.seqs.map((seq) => ({ row0: seq.row0, len: seq.len, past: seq.past, kRow0: cache.row0(seq.slot) }));
+    runJob(attentionPoolJob({ kind: 'forward', dims: d, seqs, q, k: cache.k[layerIndex]!, v: cache.v[layerIndex]!, out: attn, lse, probs: null }));
   });
 
   // Residuals: the input is copied into the output and the projection adds to it (sgemm's beta = 1).

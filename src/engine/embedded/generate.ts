@@ -99,52 +99,56 @@ export function generate(
   let waiting = 0; // requests are admitted in their order
   let active: number[] = [];
 
-  for (;;) {
-    // One pass: the next token of every running sequence, then the prompts of the requests admitted
-    // into free slots (each distinct prompt among them once; its keys and values are copied after).
-    const admitted: number[] = [];
-    while (waiting < B && freeSlots.length > 0) { slotOf[waiting] = freeSlots.pop()!; admitted.push(waiting++); }
-    const seqs: SeqSpan[] = [];
-    const tokens: number[] = [];
-    const rowOf = new Map<number, number>();
-    for (const i of active) {
-      seqs.push({ row0: tokens.length, len: 1, past: length[i]! - 1, slot: slotOf[i]! });
-      tokens.push(results[i]!.tokens[results[i]!.tokens.length - 1]!);
-      rowOf.set(i, tokens.length - 1);
+  try {
+    for (;;) {
+      // One pass: the next token of every running sequence, then the prompts of the requests admitted
+      // into free slots (each distinct prompt among them once; its keys and values are copied after).
+      const admitted: number[] = [];
+      while (waiting < B && freeSlots.length > 0) { slotOf[waiting] = freeSlots.pop()!; admitted.push(waiting++); }
+      const seqs: SeqSpan[] = [];
+      const tokens: number[] = [];
+      const rowOf = new Map<number, number>();
+      for (const i of active) {
+        seqs.push({ row0: tokens.length, len: 1, past: length[i]! - 1, slot: slotOf[i]! });
+        tokens.push(results[i]!.tokens[results[i]!.tokens.length - 1]!);
+        rowOf.set(i, tokens.length - 1);
+      }
+      const leaders = options.sharePrefill === false ? admitted.map((_, k) => k) : promptLeaders(admitted.map((i) => prompts[i]!));
+      admitted.forEach((i, k) => {
+        if (leaders[k] !== k) return;
+        seqs.push({ row0: tokens.length, len: prompts[i]!.length, past: 0, slot: slotOf[i]! });
+        for (const t of prompts[i]!) tokens.push(t);
+        rowOf.set(i, tokens.length - 1);
+      });
+      if (seqs.length === 0) break;
+      const pass = model.forward(Int32Array.from(tokens), seqs, adapter, cache, false);
+      admitted.forEach((i, k) => {
+        if (leaders[k] === k) return;
+        const lead = admitted[leaders[k]!]!;
+        cache.copySlot(slotOf[lead]!, slotOf[i]!, prompts[i]!.length);
+        rowOf.set(i, rowOf.get(lead)!);
+      });
+      const stepping = [...active, ...admitted];
+      const logits = logitsOfRows(model, pass.hidden, stepping.map((i) => rowOf.get(i)!));
+      const next: number[] = [];
+      stepping.forEach((i, k) => {
+        const { token, logprob } = sampleToken(logits.subarray(k * V, (k + 1) * V), sp, rngs[i]!);
+        const r = results[i]!;
+        r.tokens.push(token);
+        r.logprobs.push(logprob);
+        length[i]!++;
+        if (stopIds.has(token)) r.stopReason = 'stop_token';
+        else if (p.stopStrings.length > 0 && findStopString(decode!(r.tokens), p.stopStrings) >= 0) r.stopReason = 'stop_string';
+        else if (r.tokens.length >= p.maxNewTokens) r.stopReason = 'max_tokens';
+        else if (length[i]! >= maxCtx) r.stopReason = 'context_full';
+        else { next.push(i); return; }
+        freeSlots.push(slotOf[i]!);
+      });
+      releaseBuffers(logits);
+      active = next;
     }
-    const leaders = options.sharePrefill === false ? admitted.map((_, k) => k) : promptLeaders(admitted.map((i) => prompts[i]!));
-    admitted.forEach((i, k) => {
-      if (leaders[k] !== k) return;
-      seqs.push({ row0: tokens.length, len: prompts[i]!.length, past: 0, slot: slotOf[i]! });
-      for (const t of prompts[i]!) tokens.push(t);
-      rowOf.set(i, tokens.length - 1);
-    });
-    if (seqs.length === 0) break;
-    const pass = model.forward(Int32Array.from(tokens), seqs, adapter, cache, false);
-    admitted.forEach((i, k) => {
-      if (leaders[k] === k) return;
-      const lead = admitted[leaders[k]!]!;
-      cache.copySlot(slotOf[lead]!, slotOf[i]!, prompts[i]!.length);
-      rowOf.set(i, rowOf.get(lead)!);
-    });
-    const stepping = [...active, ...admitted];
-    const logits = logitsOfRows(model, pass.hidden, stepping.map((i) => rowOf.get(i)!));
-    const next: number[] = [];
-    stepping.forEach((i, k) => {
-      const { token, logprob } = sampleToken(logits.subarray(k * V, (k + 1) * V), sp, rngs[i]!);
-      const r = results[i]!;
-      r.tokens.push(token);
-      r.logprobs.push(logprob);
-      length[i]!++;
-      if (stopIds.has(token)) r.stopReason = 'stop_token';
-      else if (p.stopStrings.length > 0 && findStopString(decode!(r.tokens), p.stopStrings) >= 0) r.stopReason = 'stop_string';
-      else if (r.tokens.length >= p.maxNewTokens) r.stopReason = 'max_tokens';
-      else if (length[i]! >= maxCtx) r.stopReason = 'context_full';
-      else { next.push(i); return; }
-      freeSlots.push(slotOf[i]!);
-    });
-    releaseBuffers(logits);
-    active = next;
+  } finally {
+    cache.release(); // back to the buffer pool for the next call
   }
   return results;
 }

@@ -2,6 +2,7 @@
 // Each sequence of a sampling batch owns one slot; keys are stored after RoPE, so decoding a new token
 // only computes its own projections.
 import type { ModelConfig } from '../types.ts';
+import { releaseBuffers, takeSharedBuffer } from './buffer-pool.ts';
 
 export class KvCache {
   readonly k: Float32Array[];
@@ -10,8 +11,13 @@ export class KvCache {
   constructor(cfg: ModelConfig, readonly slots: number, readonly maxCtx: number) {
     this.kvStride = cfg.numKeyValueHeads * cfg.headDim;
     const size = slots * maxCtx * this.kvStride;
-    this.k = Array.from({ length: cfg.numHiddenLayers }, () => new Float32Array(size));
-    this.v = Array.from({ length: cfg.numHiddenLayers }, () => new Float32Array(size));
+    // Shared memory, since the pool's threads read the slots (attention-jobs.ts), and from the buffer
+    // pool, reused by the next sampling call: a fresh SharedArrayBuffer per call would stay resident
+    // until the workers' own collectors let go of their handles on it (thread-pool.ts), and the
+    // workers allocate too little to collect often (the bench's workloads grew to 12.9 GB that way).
+    // Contents unspecified: attention reads only positions already written.
+    this.k = Array.from({ length: cfg.numHiddenLayers }, () => takeSharedBuffer(size));
+    this.v = Array.from({ length: cfg.numHiddenLayers }, () => takeSharedBuffer(size));
   }
 
   /** Copies `len` rows of new keys/values (from row `srcRow0` of k/v) into `slot` at positions past … past+len−1. */
@@ -29,6 +35,11 @@ export class KvCache {
       this.k[l]!.copyWithin(dst, src, src + n);
       this.v[l]!.copyWithin(dst, src, src + n);
     }
+  }
+
+  /** Returns the buffers to the pool; the cache must not be used afterwards. */
+  release(): void {
+    releaseBuffers(...this.k, ...this.v);
   }
 
   /** Row index of a slot's first position, for attentionForward's kRow0. */
