@@ -48,36 +48,36 @@ test('attention forward equals the reference (loop and sgemm paths); a KV-cache 
   assert.ok(maxDiff(tail, out.subarray(7 * 32)) < 1e-6);
 });
 
+/**
+ * One decoded token against a cache of len − 1 positions equals the last row of the full pass (output,
+ * log-sum-exp), and writes only its output row; returns the full pass's output.
+ */
+function checkDecodedToken(dims: AttentionDims, len: number, seed: number): { q: Float32Array; k: Float32Array; v: Float32Array; full: Float32Array } {
+  const qW = dims.nHeads * dims.headDim, kvW = dims.nKvHeads * dims.headDim;
+  const q = rand(len * qW, seed), k = rand(len * kvW, seed + 1), v = rand(len * kvW, seed + 2);
+  const full = new Float32Array(len * qW), lseFull = new Float32Array(len * dims.nHeads);
+  attentionForward(dims, q, 0, len, k, v, 0, 0, full, 0, lseFull, 0);
+  assert.ok(maxDiff(full, attentionReference(dims, len, q, k, v)) < 1e-5, `reference T=${len}`);
+  const last = new Float32Array(2 * qW).fill(Number.NaN), lse = new Float32Array(dims.nHeads);
+  attentionForward(dims, q.subarray((len - 1) * qW), 0, 1, k, v, 0, len - 1, last, 1, lse, 0);
+  assert.ok(maxDiff(last.subarray(qW), full.subarray((len - 1) * qW)) < 1e-6, `decode T=${len}`);
+  assert.ok(last.subarray(0, qW).every(Number.isNaN), 'rows outside the output row are untouched');
+  for (let h = 0; h < dims.nHeads; h++) assert.ok(Math.abs(lse[h]! - lseFull[h * len + len - 1]!) < 1e-5, `lse head ${h} T=${len}`);
+  return { q, k, v, full };
+}
+
 test('attention, one decoded token of a multi-head model (all heads in two products) equals the full pass', () => {
-  const mha: AttentionDims = { nHeads: 4, nKvHeads: 4, headDim: 32 };
-  const W = 128;
-  for (const len of [150, 40, 20]) { // 4 heads · T · 32 multiply-adds above 4,096 take the all-heads path, 4·20·32 the loop path
-    const q = rand(len * W, 21), k = rand(len * W, 22), v = rand(len * W, 23);
-    const full = new Float32Array(len * W), lseFull = new Float32Array(len * 4);
-    attentionForward(mha, q, 0, len, k, v, 0, 0, full, 0, lseFull, 0);
-    assert.ok(maxDiff(full, attentionReference(mha, len, q, k, v)) < 1e-5, `reference T=${len}`);
-    const last = new Float32Array(2 * W).fill(Number.NaN), lse = new Float32Array(4);
-    attentionForward(mha, q.subarray((len - 1) * W), 0, 1, k, v, 0, len - 1, last, 1, lse, 0);
-    assert.ok(maxDiff(last.subarray(W), full.subarray((len - 1) * W)) < 1e-6, `decode T=${len}`);
-    assert.ok(last.subarray(0, W).every(Number.isNaN), 'rows outside the output row are untouched');
-    for (let h = 0; h < 4; h++) assert.ok(Math.abs(lse[h]! - lseFull[h * len + len - 1]!) < 1e-5);
-  }
+  // 4 heads · T · 32 multiply-adds above 4,096 take the all-heads path, 4·20·32 the loop path.
+  for (const len of [150, 40, 20]) checkDecodedToken({ nHeads: 4, nKvHeads: 4, headDim: 32 }, len, 21);
 });
 
 test('attention, one decoded token of a grouped-query model (a group of heads in two products) equals the full pass', () => {
-  // SmolLM2-135M's grouping: 9 query heads on 3 key/value heads.
+  // SmolLM2-135M's grouping: 9 query heads on 3 key/value heads. 3 heads · T · 16 multiply-adds above
+  // 4,096 take the grouped path (T = 200, 120), T = 20 the loop path.
   const gqa: AttentionDims = { nHeads: 9, nKvHeads: 3, headDim: 16 };
-  const qW = 9 * 16, kvW = 3 * 16;
-  for (const len of [200, 120, 20]) { // 3 heads · T · 16 multiply-adds above 4,096 take the grouped path (T = 200, 120), T = 20 the loop path
-    const q = rand(len * qW, 31), k = rand(len * kvW, 32), v = rand(len * kvW, 33);
-    const full = new Float32Array(len * qW), lseFull = new Float32Array(len * 9);
-    attentionForward(gqa, q, 0, len, k, v, 0, 0, full, 0, lseFull, 0);
-    assert.ok(maxDiff(full, attentionReference(gqa, len, q, k, v)) < 1e-5, `reference T=${len}`);
-    const last = new Float32Array(2 * qW).fill(Number.NaN), lse = new Float32Array(9);
-    attentionForward(gqa, q.subarray((len - 1) * qW), 0, 1, k, v, 0, len - 1, last, 1, lse, 0);
-    assert.ok(maxDiff(last.subarray(qW), full.subarray((len - 1) * qW)) < 1e-6, `decode T=${len}`);
-    assert.ok(last.subarray(0, qW).every(Number.isNaN), 'rows outside the output row are untouched');
-    for (let h = 0; h < 9; h++) assert.ok(Math.abs(lse[h]! - lseFull[h * len + len - 1]!) < 1e-5, `lse head ${h} T=${len}`);
+  const qW = 9 * 16;
+  for (const len of [200, 120, 20]) {
+    const { q, k, v, full } = checkDecodedToken(gqa, len, 31);
     // One group alone (heads 3-5, as a pool item computes it) writes only its heads' columns.
     const one = new Float32Array(qW).fill(Number.NaN);
     attentionForward(gqa, q.subarray((len - 1) * qW), 0, 1, k, v, 0, len - 1, one, 0, null, 0, null, 0, 3, 6);
