@@ -1,7 +1,6 @@
 // The sampling key/value cache comes from the buffer pool and goes back to it when a sample() call
-// ends (src/engine/embedded/kv-cache.ts): a fresh shared buffer per call stayed resident until the
-// pool's workers collected their handles on it, and the real-model bench's sampling workloads grew to
-// 12.9 GB that way. Here: after a call the pool holds at least the cache's bytes, and a second call of
+// ends (src/engine/embedded/kv-cache.ts): a fresh shared buffer per call stays resident until both
+// threads' collectors let go of it (one real-model bench run with that was killed for memory). Here: after a call the pool holds at least the cache's bytes, and a second call of
 // the same shape takes them again instead of adding its own.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

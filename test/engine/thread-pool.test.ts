@@ -15,6 +15,8 @@ import { swigluBackwardRows, swigluForwardRows, tokenLogprobsBackwardRows, token
 import { swigluBackward, swigluForward } from '../../src/engine/embedded/kernels/swiglu.ts';
 import { tokenLogprobs, tokenLogprobsBackward } from '../../src/engine/embedded/kernels/log-softmax.ts';
 import { takeBuffer } from '../../src/engine/embedded/buffer-pool.ts';
+import { drawTokens } from '../../src/engine/embedded/sample-jobs.ts';
+import { Rng, sampleToken } from '../../src/engine/embedded/sampling.ts';
 import { sharedFloats, sharedInts } from '../../src/engine/shareable-arrays.ts';
 import { JobKind, type PoolJob } from '../../src/engine/embedded/pool-protocol.ts';
 import { SIMD_SCRATCH_BYTES } from '../../src/engine/embedded/wasm/simd.ts';
@@ -146,6 +148,27 @@ test("sampling's attention over cache slots: items on the pool equal the same it
     assertBitEqual(outs[0]!.out, outs[1]!.out, `out (${dims.nHeads}/${dims.nKvHeads} heads)`);
     assertBitEqual(outs[0]!.lse, outs[1]!.lse, `lse (${dims.nHeads}/${dims.nKvHeads} heads)`);
   }
+});
+
+test("a decoding step's draws split across the pool equal sampleToken row by row, bit for bit (plain, top-k / top-p, greedy); invalid logits throw sampleToken's error", async () => {
+  await poolReady();
+  const rows = 24, V = 5000;
+  const logits = takeBuffer(rows * V);
+  for (let i = 0; i < rows * V; i++) logits[i] = 6 * Math.sin(i * 0.37 + Math.floor(i / V)) ** 3;
+  for (const params of [{ temperature: 1, topP: 1, topK: 0 }, { temperature: 0.6, topP: 0.95, topK: 20 }, { temperature: 0, topP: 1, topK: 0 }]) {
+    const gens = Array.from({ length: rows }, (_, i) => Rng.derive(9, i));
+    const drawn = drawTokens(logits, rows, V, params, gens.map((g) => (params.temperature === 0 ? 0 : g.next())));
+    const again = Array.from({ length: rows }, (_, i) => Rng.derive(9, i));
+    for (let i = 0; i < rows; i++) {
+      const ref = sampleToken(logits.subarray(i * V, (i + 1) * V), params, again[i]!);
+      assert.equal(drawn[i]!.token, ref.token, `T ${params.temperature}, row ${i}: token`);
+      assert.ok(Object.is(drawn[i]!.logprob, ref.logprob), `T ${params.temperature}, row ${i}: log-prob ${drawn[i]!.logprob} vs ${ref.logprob}`);
+    }
+    if (params.temperature > 0) assert.ok(new Set(drawn.map((d) => d.token)).size > 1, 'the rows drew different tokens');
+  }
+  logits[7 * V + 3] = Number.NaN;
+  const params = { temperature: 1, topP: 1, topK: 0 };
+  assert.throws(() => drawTokens(logits, rows, V, params, new Array<number>(rows).fill(0.5)), /logit 3 is NaN/);
 });
 
 test('SwiGLU and the token log-softmax split across the pool equal the whole kernels bit for bit', async () => {

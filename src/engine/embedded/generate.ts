@@ -16,7 +16,8 @@ import { reserveMemory } from './memory-budget.ts';
 import { sgemm } from './gemm.ts';
 import { releaseBuffers, takeBuffer } from './buffer-pool.ts';
 import { outputMatrix } from './weights.ts';
-import { Rng, findStopString, sampleToken } from './sampling.ts';
+import { Rng, findStopString } from './sampling.ts';
+import { drawTokens } from './sample-jobs.ts';
 
 /**
  * logits [rows, vocab] of the hidden rows listed in `rows`, in a buffer from the pool (shared, so the
@@ -131,8 +132,10 @@ export function generate(
       const stepping = [...active, ...admitted];
       const logits = logitsOfRows(model, pass.hidden, stepping.map((i) => rowOf.get(i)!));
       const next: number[] = [];
+      // Each request's uniform from its own generator, here; the draws over the vocabulary on the pool.
+      const drawn = drawTokens(logits, stepping.length, V, sp, stepping.map((i) => (sp.temperature === 0 ? 0 : rngs[i]!.next())));
       stepping.forEach((i, k) => {
-        const { token, logprob } = sampleToken(logits.subarray(k * V, (k + 1) * V), sp, rngs[i]!);
+        const { token, logprob } = drawn[k]!;
         const r = results[i]!;
         r.tokens.push(token);
         r.logprobs.push(logprob);

@@ -12,10 +12,11 @@ export class KvCache {
     this.kvStride = cfg.numKeyValueHeads * cfg.headDim;
     const size = slots * maxCtx * this.kvStride;
     // Shared memory, since the pool's threads read the slots (attention-jobs.ts), and from the buffer
-    // pool, reused by the next sampling call: a fresh SharedArrayBuffer per call would stay resident
-    // until the workers' own collectors let go of their handles on it (thread-pool.ts), and the
-    // workers allocate too little to collect often (the bench's workloads grew to 12.9 GB that way).
-    // Contents unspecified: attention reads only positions already written.
+    // pool, reused by the next sampling call: a fresh SharedArrayBuffer per call stays resident until
+    // both threads' collectors have let go of it (thread-pool.ts). With a fresh cache per call one run
+    // of the real-model bench was killed for memory (the marft process at 12.9 GB after its sampling
+    // workloads); with the pooled cache the next run finished. Contents unspecified: attention reads
+    // only positions already written.
     this.k = Array.from({ length: cfg.numHiddenLayers }, () => takeSharedBuffer(size));
     this.v = Array.from({ length: cfg.numHiddenLayers }, () => takeSharedBuffer(size));
   }

@@ -65,7 +65,7 @@ export function claimItem(ctrl: Int32Array, generation: number, items: number): 
 }
 export const MESSAGE_BYTES = 4096;
 
-export const JobKind = { Gemm: 1, AttentionForward: 2, AttentionBackward: 3, Rows: 4 } as const;
+export const JobKind = { Gemm: 1, AttentionForward: 2, AttentionBackward: 3, Rows: 4, Sample: 5 } as const;
 export type JobKind = (typeof JobKind)[keyof typeof JobKind];
 
 /** Id of the WebAssembly memory among the shared buffers. */

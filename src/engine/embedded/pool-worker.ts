@@ -11,6 +11,7 @@ import { useScoreScratch } from './kernels/attention.ts';
 import { decodeAttention } from './attention-jobs.ts';
 import { decodeGemm } from './gemm-job.ts';
 import { decodeRows } from './row-jobs.ts';
+import { decodeSample } from './sample-jobs.ts';
 import type { BufferMessage, WorkerData } from './thread-pool.ts';
 import {
   claimItem, CTRL_COMPLETED, CTRL_FAILED, CTRL_JOB, CTRL_KIND, CTRL_MESSAGE_BYTES, CTRL_READY, CTRL_SCRATCH, CTRL_SLEEPING, CTRL_VERSION,
@@ -69,6 +70,7 @@ function decode(kind: number, r: JobReader): DecodedJob {
   if (kind === JobKind.Gemm) return decodeGemm(r);
   if (kind === JobKind.AttentionForward || kind === JobKind.AttentionBackward) return decodeAttention(kind, r);
   if (kind === JobKind.Rows) return decodeRows(r);
+  if (kind === JobKind.Sample) return decodeSample(r);
   throw new Error(`unknown job kind ${kind}`);
 }
 

@@ -159,6 +159,15 @@ let selectScratch = new Float64Array(0);
  * renormalise and draw.
  */
 export function sampleToken(logits: Float32Array, params: SamplingParams, rng: Rng): SampledToken {
+  return drawToken(logits, params, params.temperature === 0 ? 0 : rng.next());
+}
+
+/**
+ * sampleToken with the generator's draw given: `uniform` is the request's rng.next() (ignored at
+ * temperature 0, where sampleToken draws nothing). The calling thread draws every request's uniform
+ * in turn and the draws over the vocabulary run on any thread (sample-jobs.ts), the same arithmetic.
+ */
+export function drawToken(logits: Float32Array, params: SamplingParams, uniform: number): SampledToken {
   const V = logits.length;
   const { maxIdx, max } = checkAndMax(logits, params);
   if (params.temperature === 0) {
@@ -168,7 +177,7 @@ export function sampleToken(logits: Float32Array, params: SamplingParams, rng: R
   }
   const total = fillFilteredProbs(logits, params, max);
   // Inverse-CDF draw over the kept tokens.
-  const u = rng.next() * total;
+  const u = uniform * total;
   let acc = 0;
   let token = -1;
   for (let i = 0; i < V; i++) {
