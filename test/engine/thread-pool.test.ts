@@ -16,6 +16,7 @@ import { swigluBackward, swigluForward } from '../../src/engine/embedded/kernels
 import { tokenLogprobs, tokenLogprobsBackward } from '../../src/engine/embedded/kernels/log-softmax.ts';
 import { takeBuffer } from '../../src/engine/embedded/buffer-pool.ts';
 import { drawTokens } from '../../src/engine/embedded/sample-jobs.ts';
+import { ownScoreScratch, useScoreScratch } from '../../src/engine/embedded/kernels/attention.ts';
 import { Rng, sampleToken } from '../../src/engine/embedded/sampling.ts';
 import { sharedFloats, sharedInts } from '../../src/engine/shareable-arrays.ts';
 import { JobKind, type PoolJob } from '../../src/engine/embedded/pool-protocol.ts';
@@ -134,19 +135,32 @@ test("attention's items on the pool equal the same items run here, bit for bit (
 
 test("sampling's attention over cache slots: items on the pool equal the same items run here, bit for bit (decoded tokens and a prefill, grouped and multi-head)", async () => {
   await poolReady();
-  for (const dims of [{ nHeads: 9, nKvHeads: 3, headDim: 16 }, { nHeads: 4, nKvHeads: 4, headDim: 32 }]) {
-    // Three slots of 200 positions; two sequences decode one token after 150 and 90 cached ones, a third is prefilled.
-    const maxCtx = 200, qW = dims.nHeads * dims.headDim, kvW = dims.nKvHeads * dims.headDim;
-    const seqs = [{ row0: 0, len: 1, past: 150, kRow0: 2 * maxCtx }, { row0: 1, len: 1, past: 90, kRow0: 0 }, { row0: 2, len: 40, past: 0, kRow0: maxCtx }];
+  // Three slots of 200 positions; two sequences decode one token after 150 and 90 cached ones, a third
+  // is prefilled; then the decoded tokens alone (the score scratch lent is then sized by them alone).
+  const maxCtx = 200;
+  const mixed = [{ row0: 0, len: 1, past: 150, kRow0: 2 * maxCtx }, { row0: 1, len: 1, past: 90, kRow0: 0 }, { row0: 2, len: 40, past: 0, kRow0: maxCtx }];
+  const decodeOnly = [{ row0: 0, len: 1, past: 190, kRow0: 2 * maxCtx }, { row0: 1, len: 1, past: 120, kRow0: 0 }];
+  for (const [dims, seqs] of [[{ nHeads: 4, nKvHeads: 4, headDim: 32 }, decodeOnly], [{ nHeads: 9, nKvHeads: 3, headDim: 16 }, decodeOnly],
+    [{ nHeads: 9, nKvHeads: 3, headDim: 16 }, mixed], [{ nHeads: 4, nKvHeads: 4, headDim: 32 }, mixed]] as const) {
+    const qW = dims.nHeads * dims.headDim, kvW = dims.nKvHeads * dims.headDim;
     const N = 42;
     const q = shared(N * qW, 31), k = shared(3 * maxCtx * kvW, 32), v = shared(3 * maxCtx * kvW, 33);
     const outs = [0, 1].map(() => ({ out: takeBuffer(N * qW), lse: takeBuffer(N * dims.nHeads) }));
     outs.forEach((o, i) => {
-      const job = attentionPoolJob({ kind: 'forward', dims, seqs, q, k, v, out: o.out, lse: o.lse, probs: null });
+      const job = attentionPoolJob({ kind: 'forward', dims, seqs: [...seqs], q, k, v, out: o.out, lse: o.lse, probs: null });
       if (i === 0) runJob(job); else serial(job);
     });
-    assertBitEqual(outs[0]!.out, outs[1]!.out, `out (${dims.nHeads}/${dims.nKvHeads} heads)`);
-    assertBitEqual(outs[0]!.lse, outs[1]!.lse, `lse (${dims.nHeads}/${dims.nKvHeads} heads)`);
+    // The scratch a job asks the pool to lend its workers is enough for each of its items (the pool
+    // only ever grows what it lends, so run the items here with exactly that much).
+    const job = attentionPoolJob({ kind: 'forward', dims, seqs: [...seqs], q, k, v, out: takeBuffer(N * qW), lse: takeBuffer(N * dims.nHeads), probs: null });
+    const lent = job.scratchFloats!, areas: [Float32Array, Float32Array] = [takeBuffer(lent), takeBuffer(lent)];
+    useScoreScratch((n) => {
+      if (n > lent) throw new Error(`score scratch of ${lent} floats lent, ${n} needed`);
+      return areas;
+    });
+    try { serial(job); } finally { useScoreScratch(ownScoreScratch); }
+    assertBitEqual(outs[0]!.out, outs[1]!.out, `out (${dims.nHeads}/${dims.nKvHeads} heads, ${seqs.length} sequences)`);
+    assertBitEqual(outs[0]!.lse, outs[1]!.lse, `lse (${dims.nHeads}/${dims.nKvHeads} heads, ${seqs.length} sequences)`);
   }
 });
 

@@ -76,12 +76,13 @@ function probsOffsets(job: AttentionJob): number[] {
 
 /**
  * Floats of score scratch one item needs (attention.ts's two work areas, each this long): its query
- * rows (or, decoding one token, its group's heads) by the positions it sees.
+ * rows, or, decoding one token, the query heads it computes at once (a group's, or every head of a
+ * multi-head model), by the positions it sees.
  */
 function scratchFloats(job: AttentionJob): number {
-  const group = job.dims.nHeads / job.dims.nKvHeads;
+  const headsPerItem = kvHeadsPerItem(job) * (job.dims.nHeads / job.dims.nKvHeads);
   let most = 0;
-  for (const s of job.seqs) most = Math.max(most, Math.max(s.len, group) * ((s.past ?? 0) + s.len));
+  for (const s of job.seqs) most = Math.max(most, Math.max(s.len, headsPerItem) * ((s.past ?? 0) + s.len));
   return most;
 }
 

@@ -24,7 +24,8 @@ export type ScoreScratch = (floats: number) => [Float32Array, Float32Array];
 // sequence comes. An attention worker (attention-pool.ts) installs its own with useScoreScratch.
 let scratchA: Float32Array = new Float32Array(0);
 let scratchB: Float32Array = new Float32Array(0);
-let scratch: ScoreScratch = (n) => {
+/** The calling thread's own score scratch (the default; tests reinstall it after lending their own). */
+export const ownScoreScratch: ScoreScratch = (n) => {
   if (scratchA.length < n) {
     releaseBuffers(scratchA, scratchB);
     scratchA = takeBuffer(n);
@@ -32,6 +33,7 @@ let scratch: ScoreScratch = (n) => {
   }
   return [scratchA, scratchB];
 };
+let scratch: ScoreScratch = ownScoreScratch;
 
 /** Replaces this thread's score scratch (attention workers: blocks the main thread lent them). */
 export function useScoreScratch(s: ScoreScratch): void {
