@@ -69,7 +69,7 @@ test('every example config validates', async () => {
   for (const f of files) await loadConfig(join(dir.pathname, f));
   // The real model's examples (examples/real/, docs/real-models.md) validate too.
   const real = readdirSync(new URL('real/', dir)).filter((f) => f.endsWith('.yaml'));
-  assert.deepEqual(real.sort(), ['grpo-word-problems.yaml', 'marft-word-problems.yaml', 'mas-opd-word-problems.yaml']);
+  assert.deepEqual(real.sort(), ['grpo-word-problems.yaml', 'marft-word-problems.yaml', 'mas-grpo-word-problems.yaml', 'mas-opd-word-problems.yaml']);
   for (const f of real) await loadConfig(join(dir.pathname, 'real', f));
   // Duo+GRPO on the real model is the MARFT run with group-relative advantages: the same task, model,
   // adapters, episodes per step, steps, learning rate and evaluation.
@@ -78,6 +78,15 @@ test('every example config validates', async () => {
   assert.equal(grpo.algorithm, 'grpo');
   assert.deepEqual([grpo.task, grpo.model, grpo.policy, grpo.train.steps, grpo.actor.optim.lr, grpo.actor.klCoef, grpo.eval], [marft.task, marft.model, marft.policy, marft.train.steps, marft.actor.optim.lr, marft.actor.klCoef, marft.eval]);
   assert.equal(grpo.rollout.batchSize * grpo.rollout.rolloutsPerPrompt, marft.rollout.batchSize * marft.rollout.rolloutsPerPrompt);
+  // MAS+GRPO on the real model is the Duo+GRPO run with the Reasoner–Tool-User pair in place of the Duo:
+  // the same problems, model, adapters, budget and evaluation; only the workflow, its horizon, the
+  // prompt cap (a later turn's prompt carries both agents' outputs) and the micro-batch size differ.
+  const masGrpo = await loadConfig(join(dir.pathname, 'real', 'mas-grpo-word-problems.yaml'));
+  assert.equal(masGrpo.algorithm, 'grpo');
+  assert.deepEqual({ ...masGrpo.task.options, workflow: 'duo', horizon: undefined }, { ...grpo.task.options, horizon: undefined });
+  assert.deepEqual([masGrpo.task.options.workflow, masGrpo.task.options.horizon], ['reasoner-tooluser', 2]);
+  assert.deepEqual([masGrpo.model, masGrpo.policy, masGrpo.actor, masGrpo.advantage, masGrpo.eval, masGrpo.train.steps], [grpo.model, grpo.policy, grpo.actor, grpo.advantage, grpo.eval, grpo.train.steps]);
+  assert.deepEqual({ ...masGrpo.rollout, maxPromptTokens: 0 }, { ...grpo.rollout, maxPromptTokens: 0 });
   // The spelled-out defaults file is exactly the schema's defaults.
   assert.deepEqual(await loadConfig(join(dir.pathname, 'marft-defaults.yaml')), parseConfig({}));
 });
