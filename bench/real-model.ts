@@ -3,10 +3,12 @@
 // every side in turn on the same cores in one run (issue 18, item 3):
 //   sampling   32 chat prompts (written here, rendered by the folder's chat template) × 256 new tokens at
 //              temperature 1, no top-k / top-p, exactly 256 tokens each (no stop): tokens/s of marft's
-//              embedded engine, transformers' generate() (.venv-oracle) and vLLM for the CPU (.venv-vllm:
-//              an OpenAI server started here, 32 requests at once, ignore_eos); llama.cpp is reported as
-//              null, with the reason, where `bash scripts/setup.sh --llamacpp` has not built it (it is
-//              not measured by this script yet);
+//              embedded engine, transformers' generate() (.venv-oracle), vLLM for the CPU (.venv-vllm:
+//              an OpenAI server started here, 32 requests at once, ignore_eos) and llama.cpp's llama-server
+//              (.venv-llamacpp, bench/llamacpp-side.ts: the folder written as a float32 GGUF file, the
+//              same token ids, 32 requests at once on 32 slots, ignore_eos, top_k 0 / top_p 1 / min_p 0,
+//              a float32 KV cache); llama.cpp is null, with the reason, where `bash scripts/setup.sh
+//              --llamacpp` has not built it;
 //   LoRA step  rank 8, α 16, every linear layer, 8 × 512 tokens: forward, backward of −mean log-prob and
 //              one AdamW step, marft against PyTorch + PEFT;
 //   group      the RL workload: 8 prompts (a Reasoner's system prompt and a word problem) × G = 8 samples
@@ -17,10 +19,11 @@
 //              of 8 requests one after another (the same memory). Tokens/s of generated tokens (a chunk's
 //              seed is offset, so its samples, and lengths, differ from the other two's);
 //   memory     the peak resident memory of each side's process (vLLM: the sum over its process group's
-//              processes, an upper bound since they share pages).
+//              processes, an upper bound since they share pages; llama.cpp: llama-server's process).
 // Each side runs once untimed first (a short sample, one step). Options: --new-tokens N (256),
 // --prompts N (32), --lora-batch N (8), --lora-length N (512), --group N (8), --group-prompts N (8),
-// --group-new-tokens N (128), --no-group, --batch-cap N (8), --no-continuous, --no-vllm, --no-transformers.
+// --group-new-tokens N (128), --no-group, --batch-cap N (8), --no-continuous, --no-vllm, --no-llamacpp,
+// --no-transformers.
 // The last line is JSON:
 // {"model", "sample_tokens_per_s": {"marft", "transformers", "vllm", "llama.cpp"}, "lora_step_ms": {"marft", "pytorch"},
 //  "stopping_tokens_per_s": {"uncapped", "continuous", "chunks"},
@@ -36,6 +39,7 @@ import type { EmbeddedEngineOptions } from '../src/engine/embedded/engine.ts';
 import { threadCount } from '../src/engine/embedded/thread-pool.ts';
 import { loadTokenizer } from '../src/tokenizer/index.ts';
 import { defaultVllmPython, VllmServer } from '../src/engine/vllm/server.ts';
+import { llamacppSample, llamacppUnavailable } from './llamacpp-side.ts';
 
 const repoRoot = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const argv = process.argv.slice(2);
@@ -248,16 +252,25 @@ async function main(): Promise<void> {
     vllm = await vllmSample(modelDir, prompts, newTokens);
     console.log(`vLLM sampling: ${(vllm.ms / 1000).toFixed(1)} s, ${rate(vllm.ms)} tokens/s; peak RSS (its process group) ${vllm.peakMb.toFixed(0)} MB`);
   }
-  console.log('llama.cpp: not measured (this bench does not drive it yet; bash scripts/setup.sh --llamacpp builds it)');
+
+  // llama.cpp's llama-server.
+  let llamacpp: { ms: number; peakMb: number } | null = null;
+  const llamacppReason = argv.includes('--no-llamacpp') ? 'skipped (--no-llamacpp)' : llamacppUnavailable(modelDir);
+  const measured = llamacppReason ?? await llamacppSample(modelDir, prompts, newTokens, threadCount()).catch((err: Error) => fail(`the llama.cpp side failed: ${err.message}`));
+  if (typeof measured === 'string') console.log(`llama.cpp: ${measured}`);
+  else {
+    llamacpp = measured;
+    console.log(`llama.cpp sampling: ${(llamacpp.ms / 1000).toFixed(1)} s, ${rate(llamacpp.ms)} tokens/s; peak RSS (llama-server) ${llamacpp.peakMb.toFixed(0)} MB`);
+  }
 
   const ms = (x: number | null | undefined): number | null => (x == null ? null : Math.round(x));
   console.log(JSON.stringify({
     model: basename(modelDir), prompts: promptCount, new_tokens: newTokens, lora_tokens: [LORA_B, LORA_T], threads: threadCount(),
-    sample_tokens_per_s: { marft: rate(marftSampleMs), transformers: rate(tf?.sample_ms), vllm: rate(vllm?.ms), 'llama.cpp': null },
+    sample_tokens_per_s: { marft: rate(marftSampleMs), transformers: rate(tf?.sample_ms), vllm: rate(vllm?.ms), 'llama.cpp': rate(llamacpp?.ms) },
     lora_step_ms: { marft: ms(marftLoraMs), pytorch: ms(tf?.lora_step_ms) },
     stopping_tokens_per_s: stopping ? { uncapped: stopping.uncapped.perS, continuous: stopping.continuous.perS, chunks: stopping.chunks.perS, cap } : null,
     group_sampling_tokens_per_s: { marft_shared_prefill: groupRate(group?.shared), marft_prefill_per_request: groupRate(group?.perRequest), prompts: groupPrompts, group: G, new_tokens: groupNew, prompt_tokens: group?.promptTokens ?? null },
-    peak_rss_mb: { marft: ms(marftPeak), transformers: ms(tf?.peak_rss_mb), vllm: ms(vllm?.peakMb) },
+    peak_rss_mb: { marft: ms(marftPeak), transformers: ms(tf?.peak_rss_mb), vllm: ms(vllm?.peakMb), 'llama.cpp': ms(llamacpp?.peakMb) },
   }));
 }
 
