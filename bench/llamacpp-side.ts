@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../src/engine/vllm/server.ts';
-import { spawnServerGroup } from '../src/engine/vllm/server-process.ts';
+import { spawnServerGroup, stopServerGroup } from '../src/engine/vllm/server-process.ts';
 
 const repoRoot = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const llamaServer = join(repoRoot, '.venv-llamacpp/bin/llama-server');
@@ -127,13 +127,7 @@ class LlamaServer {
     return Number(hwm[1]) / 1024;
   }
 
-  async stop(): Promise<void> {
-    const child = this.child;
-    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    try { process.kill(-child.pid, 'SIGTERM'); } catch { return; }
-    const killed = setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, 30_000);
-    await exited;
-    clearTimeout(killed);
+  stop(): Promise<void> {
+    return stopServerGroup(this.child);
   }
 }

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnServerGroup } from '../../src/engine/vllm/server-process.ts';
+import { spawnServerGroup, stopServerGroup } from '../../src/engine/vllm/server-process.ts';
 import { defaultTorchPython } from '../../src/engine/torch/worker-process.ts';
 import { repoRoot } from './oracle-helpers.ts';
 
@@ -84,5 +84,27 @@ test('vLLM server process group: a server that exits by itself leaves no child b
     assert.ok(took >= 0, `group ${server.pid} still holds ${groupMembers(server.pid!)}`);
   } finally {
     try { process.kill(-server.pid!, 'SIGKILL'); } catch { /* gone */ }
+  }
+});
+
+test('stopServerGroup ends the server, its child and the watcher, and returns at once for a group already gone', { skip, timeout: 60_000 }, async () => {
+  const server = spawnServerGroup(python, ['-c', SERVER], process.env);
+  const leader = server.pid!;
+  try {
+    let out = '';
+    server.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
+    const deadline = Date.now() + 30_000;
+    while (!out.includes('\n') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const child = Number(out.trim());
+    assert.ok(child > 0, `the stand-in server did not start: ${out}`);
+    assert.equal(groupMembers(leader).length, 3, `group ${leader}: ${groupMembers(leader)}`);
+    await stopServerGroup(server);
+    assert.ok(server.exitCode !== null || server.signalCode !== null, 'the leader has exited when stopServerGroup resolves');
+    assert.ok(await waitUntilEmpty(leader, 10_000) >= 0, `group ${leader} still holds ${groupMembers(leader)} after stopServerGroup`);
+    const again = Date.now();
+    await stopServerGroup(server);
+    assert.ok(Date.now() - again < 1000, 'a second stop returns at once');
+  } finally {
+    try { process.kill(-leader, 'SIGKILL'); } catch { /* gone */ }
   }
 });

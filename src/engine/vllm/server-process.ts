@@ -41,3 +41,16 @@ os.execv(sys.executable, [sys.executable] + sys.argv[1:])
 export function spawnServerGroup(python: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
   return spawn(python, ['-c', PRELUDE, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
 }
+
+/**
+ * Ends a group that spawnServerGroup started: SIGTERM to the whole group, SIGKILL to what is left after
+ * WATCHER_GRACE_S seconds; resolves when the leader has exited (at once when it already has).
+ */
+export async function stopServerGroup(child: ChildProcess): Promise<void> {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  try { process.kill(-child.pid, 'SIGTERM'); } catch { return; }
+  const killed = setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, WATCHER_GRACE_S * 1000);
+  await exited;
+  clearTimeout(killed);
+}

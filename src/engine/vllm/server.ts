@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { spawnServerGroup } from './server-process.ts';
+import { spawnServerGroup, stopServerGroup } from './server-process.ts';
 
 const repoRoot = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 /** The interpreter used when none is named: MARFT_VLLM_PYTHON, else the one scripts/setup.sh --vllm makes. */
@@ -145,13 +145,7 @@ export class VllmServer {
     throw new Error(`${url}: HTTP ${res.status}: ${message.split('\n')[0]}`);
   }
 
-  async stop(): Promise<void> {
-    const child = this.process;
-    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    try { process.kill(-child.pid, 'SIGTERM'); } catch { return; }
-    const killed = setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, 30_000);
-    await exited;
-    clearTimeout(killed);
+  stop(): Promise<void> {
+    return stopServerGroup(this.process);
   }
 }
