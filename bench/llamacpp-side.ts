@@ -1,9 +1,9 @@
 // The llama.cpp side of `npm run bench:engine -- --model DIR` (bench/real-model.ts): llama.cpp's own
 // llama-server, as `bash scripts/setup.sh --llamacpp` builds it into .venv-llamacpp, sampling the bench's
 // chat prompts on the folder's float32 weights, the way the bench drives vLLM:
-//   - the folder is written as a float32 GGUF file into a temporary folder (deleted after): a Llama
-//     folder (SmolLM2) by bench/llama_to_gguf.py, a Qwen3 one by scripts/hf-to-gguf.py (that script's one
-//     architecture); no quantisation, so llama.cpp multiplies the same float32 numbers as the others;
+//   - the folder is written as a float32 GGUF file into a temporary folder (deleted after) by
+//     scripts/hf-to-gguf.py (Llama, as SmolLM2, or Qwen3); no quantisation, so llama.cpp multiplies the
+//     same float32 numbers as the others;
 //   - llama-server runs on the cores the other sides use (-t / -tb), one slot per prompt (-np) with
 //     room for each prompt and its new tokens (-c: llama.cpp splits it among the slots), a float32 KV
 //     cache like the other sides' (llama.cpp's default is f16) and the rest at llama.cpp's defaults
@@ -50,8 +50,7 @@ export async function llamacppSample(modelDir: string, prompts: number[][], newT
   const tmp = mkdtempSync(join(tmpdir(), 'marft-bench-llamacpp-'));
   try {
     const gguf = join(tmp, 'model.gguf');
-    const qwen3 = modelType(modelDir) === 'qwen3';
-    const convert = spawnSync(llamaPython, [join(repoRoot, qwen3 ? 'scripts/hf-to-gguf.py' : 'bench/llama_to_gguf.py'), modelDir, gguf], { encoding: 'utf8', maxBuffer: 1 << 24 });
+    const convert = spawnSync(llamaPython, [join(repoRoot, 'scripts/hf-to-gguf.py'), modelDir, gguf], { encoding: 'utf8', maxBuffer: 1 << 24 });
     const said = (convert.stderr || '').trim().split('\n').at(-1) ?? '';
     if (convert.status === 2) return `not measured: ${modelDir} cannot be written as GGUF (${said})`;
     if (convert.status !== 0) throw new Error(`writing ${modelDir} as GGUF failed: ${said}`);

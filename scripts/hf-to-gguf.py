@@ -1,14 +1,21 @@
-# Writes a float32 GGUF file (llama.cpp's model format) from a Hugging Face Qwen3 folder of the shape
-# scripts/make-tiny-model.ts writes (config.json, model.safetensors, tokenizer.json), so llama.cpp's
-# servers can serve the same weights the embedded engine loads:
+# Writes a float32 GGUF file (llama.cpp's model format) from a Hugging Face folder (config.json,
+# model.safetensors, tokenizer.json), so llama.cpp's servers can serve the same weights the embedded
+# engine loads:
 #
 #   .venv-llamacpp/bin/python scripts/hf-to-gguf.py MODEL_DIR OUT.gguf
 #
-# Needs only numpy and the `gguf` package (both in .venv-llamacpp: bash scripts/setup.sh --llamacpp).
-# llama.cpp's own convert_hf_to_gguf.py is not used: it needs torch and transformers, and it refuses
-# a tokenizer whose pre-tokenizer it does not recognise by hash (the tiny models' character tokenizer has
-# none). Qwen3 only: its tensors go to GGUF unchanged (llama.cpp's qwen3 uses the same NEOX rotary
-# layout as Hugging Face, so no q/k permutation), and that is the only architecture the tiny models use.
+# Needs only numpy and the `gguf` package (in .venv-llamacpp: bash scripts/setup.sh --llamacpp, and in
+# .venv-models: --models or --smollm2). llama.cpp's own convert_hf_to_gguf.py is not used: it needs torch
+# and transformers, and it refuses a tokenizer whose pre-tokenizer it does not recognise by hash (the
+# tiny models' character tokenizer has none). Two architectures:
+#   - qwen3, the tiny models (scripts/make-tiny-model.ts): tensors unchanged (llama.cpp's qwen3 uses
+#     the same NEOX rotary layout as Hugging Face, so no q/k permutation);
+#   - llama (SmolLM2-135M-Instruct, and marft export of an agent trained on it): llama.cpp's llama
+#     rotates interleaved pairs, so q and k are permuted per head as llama.cpp's own converter does.
+# Two vocabularies: a byte-level BPE with merges (a released model's tokenizer.json: its tokens are
+# already spelt in GPT-2's byte alphabet and go in as they are, with the merges), or a BPE without
+# merges (the tiny models' character tokenizer: each token is mapped to that alphabet, and one merge
+# no text can use is written, since llama.cpp needs a list and GGUF cannot store an empty one).
 import json
 import struct
 import sys
@@ -54,15 +61,20 @@ def byte_level(text: str) -> str:
     return "".join(table[b] for b in text.encode("utf-8"))
 
 
-def vocabulary(model_dir: Path, vocab_size: int) -> tuple[list[str], list[int]]:
+def vocabulary(model_dir: Path, vocab_size: int) -> tuple[list[str], list[int], list[str]]:
+    """The tokens, their types and the merges llama.cpp's "gpt2" vocabulary takes."""
     spec = json.loads((model_dir / "tokenizer.json").read_text())
     model = spec["model"]
-    if model.get("type") != "BPE" or model.get("merges"):
-        fail(f"{model_dir}/tokenizer.json: only a BPE vocabulary without merges (the tiny models' character tokenizer) is converted")
+    if model.get("type") != "BPE":
+        fail(f"{model_dir}/tokenizer.json: a {model.get('type')} vocabulary; only BPE ones are converted")
+    merges = [m if isinstance(m, str) else " ".join(m) for m in model.get("merges") or []]
+    byte_level_already = len(merges) > 0
+    if not byte_level_already:
+        merges = [f"{byte_level(chr(0))} {byte_level(chr(0))}"]
     tokens: list[str | None] = [None] * vocab_size
     types = [gguf.TokenType.NORMAL] * vocab_size
     for text, i in model["vocab"].items():
-        tokens[i] = byte_level(text)
+        tokens[i] = text if byte_level_already else byte_level(text)
     for added in spec.get("added_tokens", []):
         # Special tokens keep their text: llama.cpp matches them whole (they are control tokens).
         tokens[added["id"]] = added["content"]
@@ -70,7 +82,12 @@ def vocabulary(model_dir: Path, vocab_size: int) -> tuple[list[str], list[int]]:
     missing = [i for i, t in enumerate(tokens) if t is None]
     if missing:
         fail(f"{model_dir}/tokenizer.json: no token for ids {missing[:5]} (config.json's vocab_size is {vocab_size})")
-    return tokens, types
+    return tokens, types, merges
+
+
+def permute_rotary(t: np.ndarray, n_head: int) -> np.ndarray:
+    """Each head's rows from Hugging Face's rotary halves to llama.cpp's interleaved pairs."""
+    return t.reshape(n_head, 2, t.shape[0] // n_head // 2, *t.shape[1:]).swapaxes(1, 2).reshape(t.shape)
 
 
 def main() -> None:
@@ -81,8 +98,12 @@ def main() -> None:
         if not (model_dir / name).is_file():
             fail(f"{model_dir}: no {name} (a Hugging Face model folder is expected)")
     config = json.loads((model_dir / "config.json").read_text())
-    if config.get("model_type") != "qwen3":
-        fail(f"{model_dir}: model_type {config.get('model_type')!r}; only qwen3 (what scripts/make-tiny-model.ts writes) is converted")
+    arch = config.get("model_type")
+    if arch not in ("qwen3", "llama"):
+        fail(f"{model_dir}: model_type {arch!r}; only qwen3 (what scripts/make-tiny-model.ts writes) and llama (SmolLM2) are converted")
+    rope_kind = (config.get("rope_parameters") or config.get("rope_scaling") or {}).get("rope_type", "default")
+    if rope_kind != "default":
+        fail(f"{model_dir}: rope_type {rope_kind!r}; only unscaled rotary embeddings are converted")
     weights = read_safetensors(model_dir / "model.safetensors")
     heads, kv_heads, hidden = config["num_attention_heads"], config["num_key_value_heads"], config["hidden_size"]
     head_dim = config.get("head_dim") or hidden // heads
@@ -90,7 +111,7 @@ def main() -> None:
     eos = config.get("eos_token_id")
     eos = eos if isinstance(eos, list) else [] if eos is None else [eos]
 
-    w = gguf.GGUFWriter(out, "qwen3")
+    w = gguf.GGUFWriter(out, arch)
     w.add_name(model_dir.name)
     w.add_file_type(gguf.LlamaFileType.ALL_F32)
     w.add_context_length(config["max_position_embeddings"])
@@ -101,17 +122,17 @@ def main() -> None:
     w.add_head_count_kv(kv_heads)
     w.add_key_length(head_dim)
     w.add_value_length(head_dim)
+    if arch == "llama":
+        w.add_rope_dimension_count(head_dim)
     w.add_rope_freq_base(float(rope.get("rope_theta", config.get("rope_theta", 10000.0))))
     w.add_layer_norm_rms_eps(float(config["rms_norm_eps"]))
 
-    tokens, types = vocabulary(model_dir, config["vocab_size"])
+    tokens, types, merges = vocabulary(model_dir, config["vocab_size"])
     w.add_tokenizer_model("gpt2")
     w.add_tokenizer_pre("default")
     w.add_token_list(tokens)
     w.add_token_types(types)
-    # llama.cpp requires a merges list for a BPE vocabulary and GGUF cannot store an empty array: one
-    # merge of two byte-0 symbols ("Ā"), which no text contains, changes no tokenisation.
-    w.add_token_merges([f"{byte_level(chr(0))} {byte_level(chr(0))}"])
+    w.add_token_merges(merges)
     # The first end-of-sequence id is llama.cpp's eos, a second its end-of-turn: both end generation.
     if eos:
         w.add_eos_token_id(eos[0])
@@ -143,6 +164,10 @@ def main() -> None:
             if parts[:2] != ["model", "layers"] or module not in names:
                 fail(f"{model_dir}: unexpected tensor {name}")
             target = f"blk.{parts[2]}.{names[module]}.weight"
+            if arch == "llama" and module == "self_attn.q_proj":
+                tensor = permute_rotary(tensor, heads)
+            elif arch == "llama" and module == "self_attn.k_proj":
+                tensor = permute_rotary(tensor, kv_heads)
         w.add_tensor(target, np.ascontiguousarray(tensor, dtype=np.float32))
 
     w.write_header_to_file()

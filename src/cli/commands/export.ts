@@ -25,7 +25,8 @@ latest checkpoint). See docs/export.md.
                  tokenizer files, marft_export.json) that transformers and marft's engines load; DIR must
                  not exist or be empty
   --gguf FILE    a float32 GGUF file for llama.cpp (through scripts/hf-to-gguf.py: Qwen3 models with
-                 marft's character tokenizer); FILE must not exist
+                 marft's character tokenizer, and Llama models with a BPE vocabulary, as SmolLM2);
+                 FILE must not exist
   --python PY    the Python that runs the GGUF conversion (default: MARFT_GGUF_PYTHON, else
                  .venv-llamacpp/bin/python from bash scripts/setup.sh --llamacpp; it needs gguf and numpy)
 
