@@ -182,6 +182,23 @@ test('CSV tracker: metrics.jsonl as a table; a new column rewrites the file; a r
   }
 });
 
+test('console: time left comes from the steps alone, not the held-out evaluations between them', async () => {
+  let clock = 0;
+  const out: string[] = [];
+  const t = new ConsoleTracker({ mode: 'lines', totalSteps: 10, startStep: 0, every: 1, everySeconds: 0, write: (x) => void out.push(x), now: () => clock });
+  // A 15-minute evaluation before the first step, then steps of 150 s.
+  clock = 900_000;
+  await t.evaluation({ when: 'before', step: 0, score: 0.1, perSeed: [0.1], problems: 4 });
+  clock += 150_000;
+  await t.step(line(0));
+  assert.match(out[1]!, /step 1\/10 .* 17m30s elapsed, 22m30s left,/, '9 steps × 150 s, not 9 × 1,050 s');
+  // A step that took 450 s (a train.evalEvery evaluation runs inside its step, and recurs) counts whole.
+  clock += 450_000;
+  await t.step(line(1));
+  assert.match(out.at(-1)!, /step 2\/10 .* 25m00s elapsed, 40m00s left,/, '8 steps × (150 + 450) / 2 s');
+  await t.close();
+});
+
 test('console: plain lines every N steps or seconds (first and last always), a bar with elapsed, left and tok/s, or nothing', async () => {
   assert.deepEqual([duration(7.4), duration(245), duration(7380)], ['7s', '4m05s', '2h03m']);
   assert.deepEqual([consoleMode(false, true), consoleMode(true, false), consoleMode(undefined, true), consoleMode(undefined, false)], ['off', 'bar', 'bar', 'lines']);

@@ -1,5 +1,5 @@
 // Progress on stderr. On a terminal: one bar redrawn in place, with the step, the main metrics, the
-// elapsed time, the time left and the sampling speed. Elsewhere (nohup, a batch scheduler, docker
+// elapsed time, the time left (the steps', the first held-out evaluation not counted) and the sampling speed. Elsewhere (nohup, a batch scheduler, docker
 // logs, a pipe), where a redrawn bar would show nothing until the run ends: a plain line every
 // `log.every` steps or once `log.everySeconds` have passed, and always at the first and last step.
 import type { StepMetrics } from '../metrics-log.ts';
@@ -47,6 +47,9 @@ export class ConsoleTracker implements Tracker {
   private readonly write: (text: string) => void;
   private readonly now: () => number;
   private readonly started: number;
+  /** Seconds this session spent in its steps, and when the last step or evaluation ended. */
+  private stepSeconds = 0;
+  private mark: number;
   private lastLine = -Infinity;
   private barShown = false;
 
@@ -54,13 +57,21 @@ export class ConsoleTracker implements Tracker {
     this.write = options.write ?? ((text) => void process.stderr.write(text));
     this.now = options.now ?? (() => performance.now());
     this.started = this.now();
+    this.mark = this.started;
   }
 
-  /** Elapsed time, time left (from this session's mean step time) and the step's sampling speed. */
+  /**
+   * Elapsed time, time left and the step's sampling speed. Time left is the steps still to run at this
+   * session's mean step time, without the held-out evaluation before the first step: on a real model
+   * it can take as long as several steps, and counted in the rate it inflated the estimate (a SmolLM2
+   * run whose first evaluation took 15 min and whose steps took 2.5 said 3h28m left after its first
+   * step, with 35 min to go). A train.evalEvery evaluation runs inside its step and recurs, so it
+   * stays in the rate; the evaluation after the last step is not in the estimate.
+   */
   private timing(done: number, m: StepMetrics): string {
     const elapsed = (this.now() - this.started) / 1000;
     const ranHere = done - this.options.startStep;
-    const left = ranHere > 0 ? (elapsed / ranHere) * (this.options.totalSteps - done) : NaN;
+    const left = ranHere > 0 ? (this.stepSeconds / ranHere) * (this.options.totalSteps - done) : NaN;
     const parts = [`${duration(elapsed)} elapsed`];
     if (Number.isFinite(left)) parts.push(`${duration(left)} left`);
     if (typeof m.tokens_per_s === 'number' && Number.isFinite(m.tokens_per_s)) parts.push(`${Math.round(m.tokens_per_s)} tok/s`);
@@ -71,6 +82,9 @@ export class ConsoleTracker implements Tracker {
     const { mode, totalSteps, every, everySeconds } = this.options;
     if (mode === 'off') return;
     const done = Number(m.step) + 1;
+    const stepEnd = this.now();
+    this.stepSeconds += (stepEnd - this.mark) / 1000;
+    this.mark = stepEnd;
     if (mode === 'bar') {
       const width = 24;
       const filled = Math.round((done / totalSteps) * width);
@@ -86,6 +100,7 @@ export class ConsoleTracker implements Tracker {
   }
 
   async evaluation(e: EvaluationPoint): Promise<void> {
+    this.mark = this.now(); // the next step's time starts after the evaluation
     if (this.options.mode === 'off') return;
     const line = `marft train: held-out score ${e.when} training (step ${e.step}): ${e.score.toFixed(4)} (${e.perSeed.length} seed${e.perSeed.length === 1 ? '' : 's'} × ${e.problems} problems)`;
     // Printed under the bar, which is redrawn on the next line.
