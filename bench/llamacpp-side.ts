@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../src/engine/vllm/server.ts';
-import { spawnServerGroup, stopServerGroup } from '../src/engine/vllm/server-process.ts';
+import { spawnServerGroup, stopServerGroup, waitUntilServing } from '../src/engine/vllm/server-process.ts';
 
 const repoRoot = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const llamaServer = join(repoRoot, '.venv-llamacpp/bin/llama-server');
@@ -32,14 +32,10 @@ const llamaPython = join(repoRoot, '.venv-llamacpp/bin/python');
 // with the watcher that ends it when the bench ends, however the bench ends (src/engine/vllm/server-process.ts).
 const EXEC = 'import os, sys; os.execv(sys.argv[1], sys.argv[1:])';
 
-const modelType = (modelDir: string): string | undefined => (JSON.parse(readFileSync(join(modelDir, 'config.json'), 'utf8')) as { model_type?: string }).model_type;
-
-/** Why llama.cpp cannot be measured on `modelDir` here, or null when it can. */
-export function llamacppUnavailable(modelDir: string): string | null {
+/** Why llama.cpp cannot be measured here, or null when it can. */
+export function llamacppUnavailable(): string | null {
   if (!existsSync(llamaServer) || !existsSync(llamaPython)) return 'skipped, no .venv-llamacpp/bin/llama-server (bash scripts/setup.sh --llamacpp builds it, about 13 minutes)';
-  const type = modelType(modelDir);
-  if (type !== 'llama' && type !== 'qwen3') return `not measured: model_type '${type}' (this bench writes GGUF files of llama and qwen3 folders only)`;
-  return null;
+  return null; // a folder scripts/hf-to-gguf.py cannot convert is refused by it (exit 2), and llamacppSample says why
 }
 
 /**
@@ -58,9 +54,9 @@ export async function llamacppSample(modelDir: string, prompts: number[][], newT
     const port = await freePort();
     // -c is the whole KV cache, split evenly among the -np slots (each slot's share rounded up to 256).
     const context = prompts.length * (Math.max(...prompts.map((p) => p.length)) + newTokens);
-    const args = ['-m', gguf, '--alias', 'base', '--host', '127.0.0.1', '--port', String(port), '-t', String(threads), '-tb', String(threads),
+    const args = ['-m', gguf, '--alias', 'base', '-t', String(threads), '-tb', String(threads),
       '-np', String(prompts.length), '-c', String(context), '--cache-type-k', 'f32', '--cache-type-v', 'f32'];
-    const server = await LlamaServer.start(args);
+    const server = await LlamaServer.start(port, args);
     try {
       const complete = async (prompt: number[], maxTokens: number): Promise<void> => {
         const res = await fetch(`${server.baseUrl}/completions`, {
@@ -94,28 +90,15 @@ class LlamaServer {
     child.stderr!.on('data', keep);
   }
 
-  static async start(args: string[]): Promise<LlamaServer> {
-    const port = args[args.indexOf('--port') + 1];
-    const child = spawnServerGroup(llamaPython, ['-c', EXEC, llamaServer, ...args], process.env);
+  static async start(port: number, args: string[]): Promise<LlamaServer> {
+    const child = spawnServerGroup(llamaPython, ['-c', EXEC, llamaServer, '--host', '127.0.0.1', '--port', String(port), ...args], process.env);
     const server = new LlamaServer(child, `http://127.0.0.1:${port}/v1`);
-    const spawnError = new Promise<Error>((r) => child.once('error', r));
-    const deadline = Date.now() + 120_000;
-    for (;;) {
-      const failed = await Promise.race([spawnError, new Promise<null>((r) => setTimeout(() => r(null), 500))]);
-      if (failed) throw new Error(`llama-server could not be started: ${failed.message}`);
-      if (child.exitCode !== null) throw new Error(`llama-server exited with code ${child.exitCode} while starting: ${server.lastOutput()}`);
-      // 503 while it loads the model, 200 once it serves.
-      try {
-        if ((await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(5000) })).ok) return server;
-      } catch { /* not listening yet */ }
-      if (Date.now() > deadline) {
-        await server.stop();
-        throw new Error(`llama-server did not answer within 2 minutes: ${server.lastOutput()}`);
-      }
-    }
+    // /health: 503 while it loads the model, 200 once it serves.
+    await waitUntilServing(child, { what: 'llama-server', readyUrl: `http://127.0.0.1:${port}/health`, timeoutMs: 120_000, pollMs: 500, lastOutput: () => server.lastOutput() });
+    return server;
   }
 
-  private lastOutput(): string {
+  lastOutput(): string {
     return this.output.trim().split('\n').slice(-3).join(' | ');
   }
 

@@ -255,7 +255,7 @@ async function main(): Promise<void> {
 
   // llama.cpp's llama-server.
   let llamacpp: { ms: number; peakMb: number } | null = null;
-  const llamacppReason = argv.includes('--no-llamacpp') ? 'skipped (--no-llamacpp)' : llamacppUnavailable(modelDir);
+  const llamacppReason = argv.includes('--no-llamacpp') ? 'skipped (--no-llamacpp)' : llamacppUnavailable();
   const measured = llamacppReason ?? await llamacppSample(modelDir, prompts, newTokens, threadCount()).catch((err: Error) => fail(`the llama.cpp side failed: ${err.message}`));
   if (typeof measured === 'string') console.log(`llama.cpp: ${measured}`);
   else {

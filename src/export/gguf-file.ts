@@ -1,7 +1,8 @@
 // GGUF (llama.cpp's model format) of an exported Hugging Face folder, through the repository's
 // scripts/hf-to-gguf.py: float32, Qwen3 with marft's character tokenizer (what the tiny models are) or
-// Llama with a byte-level BPE vocabulary (SmolLM2); the script refuses anything else in one line. It needs a Python with numpy and the gguf package:
-// .venv-llamacpp (bash scripts/setup.sh --llamacpp), MARFT_GGUF_PYTHON, or the --python flag.
+// Llama with a byte-level BPE vocabulary (SmolLM2); the script refuses anything else in one line. It
+// needs a Python with numpy and the gguf package: .venv-llamacpp (bash scripts/setup.sh --llamacpp),
+// MARFT_GGUF_PYTHON, or the --python flag.
 import { spawnSync } from 'node:child_process';
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';

@@ -54,3 +54,37 @@ export async function stopServerGroup(child: ChildProcess): Promise<void> {
   await exited;
   clearTimeout(killed);
 }
+
+export interface ServingWait {
+  /** The server's name in messages ("vLLM", "llama-server"). */
+  what: string;
+  /** Said after "could not be started" (e.g. " with PYTHON"). */
+  startedWith?: string;
+  /** A GET that answers 200 once the server serves. */
+  readyUrl: string;
+  timeoutMs: number;
+  pollMs: number;
+  /** The server's last lines of output, to explain a failure. */
+  lastOutput: () => string;
+}
+
+/**
+ * Waits until `child` (started by spawnServerGroup) answers `readyUrl` with 200. Throws one line when it
+ * cannot be spawned, exits while starting, or does not answer in time (then its group is stopped first).
+ */
+export async function waitUntilServing(child: ChildProcess, w: ServingWait): Promise<void> {
+  const spawnError = new Promise<Error>((resolve) => child.once('error', resolve));
+  const deadline = Date.now() + w.timeoutMs;
+  for (;;) {
+    const failed = await Promise.race([spawnError, new Promise<null>((r) => setTimeout(() => r(null), w.pollMs))]);
+    if (failed) throw new Error(`${w.what} could not be started${w.startedWith ?? ''}: ${failed.message}`);
+    if (child.exitCode !== null) throw new Error(`${w.what} exited with code ${child.exitCode} while starting: ${w.lastOutput()}`);
+    try {
+      if ((await fetch(w.readyUrl, { signal: AbortSignal.timeout(5000) })).ok) return;
+    } catch { /* not listening yet */ }
+    if (Date.now() > deadline) {
+      await stopServerGroup(child);
+      throw new Error(`${w.what} did not answer within ${Math.round(w.timeoutMs / 1000)} s: ${w.lastOutput()}`);
+    }
+  }
+}

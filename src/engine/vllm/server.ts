@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { spawnServerGroup, stopServerGroup } from './server-process.ts';
+import { spawnServerGroup, stopServerGroup, waitUntilServing } from './server-process.ts';
 
 const repoRoot = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 /** The interpreter used when none is named: MARFT_VLLM_PYTHON, else the one scripts/setup.sh --vllm makes. */
@@ -97,21 +97,11 @@ export class VllmServer {
     // pooled connection it has not yet seen closed: "fetch failed: other side closed". An hour instead.
     const child = spawnServerGroup(o.python, args, { VLLM_HTTP_TIMEOUT_KEEP_ALIVE: '3600', ...process.env, ...o.env, VLLM_ALLOW_RUNTIME_LORA_UPDATING: 'True' });
     const server = new VllmServer(child, `http://127.0.0.1:${port}/v1`);
-    const spawnError = new Promise<Error>((resolve) => child.once('error', resolve));
-    const deadline = Date.now() + (o.startTimeoutMs ?? 300_000);
-    for (;;) {
-      const failed = await Promise.race([spawnError, new Promise<null>((r) => setTimeout(() => r(null), 1000))]);
-      if (failed) throw new Error(`vLLM could not be started with ${o.python}: ${failed.message}`);
-      if (child.exitCode !== null) throw new Error(`vLLM exited with code ${child.exitCode} while starting: ${server.lastOutput()}`);
-      try {
-        const res = await fetch(`${server.baseUrl}/models`, { signal: AbortSignal.timeout(5000) });
-        if (res.ok) return server;
-      } catch { /* not listening yet */ }
-      if (Date.now() > deadline) {
-        await server.stop();
-        throw new Error(`vLLM did not answer within ${Math.round((o.startTimeoutMs ?? 300_000) / 1000)} s: ${server.lastOutput()}`);
-      }
-    }
+    await waitUntilServing(child, {
+      what: 'vLLM', startedWith: ` with ${o.python}`, readyUrl: `${server.baseUrl}/models`,
+      timeoutMs: o.startTimeoutMs ?? 300_000, pollMs: 1000, lastOutput: () => server.lastOutput(),
+    });
+    return server;
   }
 
   /** The server's last lines of output, to explain a failure. */

@@ -1,7 +1,8 @@
 // Progress on stderr. On a terminal: one bar redrawn in place, with the step, the main metrics, the
-// elapsed time, the time left (the steps', the first held-out evaluation not counted) and the sampling speed. Elsewhere (nohup, a batch scheduler, docker
-// logs, a pipe), where a redrawn bar would show nothing until the run ends: a plain line every
-// `log.every` steps or once `log.everySeconds` have passed, and always at the first and last step.
+// elapsed time, the time left (the steps', the first held-out evaluation not counted) and the sampling
+// speed. Elsewhere (nohup, a batch scheduler, docker logs, a pipe), where a redrawn bar would show
+// nothing until the run ends: a plain line every `log.every` steps or once `log.everySeconds` have
+// passed, and always at the first and last step.
 import type { StepMetrics } from '../metrics-log.ts';
 import type { EvaluationPoint, Tracker } from './tracker.ts';
 
