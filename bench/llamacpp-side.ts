@@ -22,15 +22,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../src/engine/vllm/server.ts';
-import { spawnServerGroup, stopServerGroup, waitUntilServing } from '../src/engine/vllm/server-process.ts';
+import { spawnProgramGroup, stopServerGroup, waitUntilServing } from '../src/engine/vllm/server-process.ts';
 
 const repoRoot = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const llamaServer = join(repoRoot, '.venv-llamacpp/bin/llama-server');
 const llamaPython = join(repoRoot, '.venv-llamacpp/bin/python');
-
-// Becomes llama-server in the process spawnServerGroup starts: the server leads its own process group,
-// with the watcher that ends it when the bench ends, however the bench ends (src/engine/vllm/server-process.ts).
-const EXEC = 'import os, sys; os.execv(sys.argv[1], sys.argv[1:])';
 
 /** Why llama.cpp cannot be measured here, or null when it can. */
 export function llamacppUnavailable(): string | null {
@@ -91,7 +87,9 @@ class LlamaServer {
   }
 
   static async start(port: number, args: string[]): Promise<LlamaServer> {
-    const child = spawnServerGroup(llamaPython, ['-c', EXEC, llamaServer, '--host', '127.0.0.1', '--port', String(port), ...args], process.env);
+    // The server leads its own process group, with the watcher that ends it when the bench ends,
+    // however the bench ends (src/engine/vllm/server-process.ts).
+    const child = spawnProgramGroup(llamaPython, llamaServer, ['--host', '127.0.0.1', '--port', String(port), ...args], process.env);
     const server = new LlamaServer(child, `http://127.0.0.1:${port}/v1`);
     // /health: 503 while it loads the model, 200 once it serves.
     await waitUntilServing(child, { what: 'llama-server', readyUrl: `http://127.0.0.1:${port}/health`, timeoutMs: 120_000, pollMs: 500, lastOutput: () => server.lastOutput() });

@@ -13,7 +13,7 @@
 // 13 minutes of compiling here). Without it this test skips, in CI too.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadEngine, type Engine, type SampleParams } from '../../src/engine/index.ts';
@@ -21,6 +21,7 @@ import { OpenAiSamplingEngine } from '../../src/engine/openai/engine.ts';
 import { freePort } from '../../src/engine/vllm/server.ts';
 import { loadTokenizer } from '../../src/tokenizer/index.ts';
 import { repoRoot, tempDir } from './oracle-helpers.ts';
+import { startTestServer, type TestServer, type TestServerOptions } from './test-server.ts';
 
 const python = join(repoRoot, '.venv-llamacpp/bin/python');
 const llamaServer = join(repoRoot, '.venv-llamacpp/bin/llama-server');
@@ -35,8 +36,7 @@ const skip = !existsSync(python) || !existsSync(llamaServer) ? `no ${existsSync(
 const TOLERANCE = 1e-5;
 
 const work = skip ? '' : tempDir('openai-llamacpp');
-const servers: ChildProcess[] = [];
-let output = '';
+const servers: TestServer[] = [];
 let native: OpenAiSamplingEngine; // llama-server
 let textOnly: OpenAiSamplingEngine; // llama_cpp.server
 let textOnlyUrl = '';
@@ -56,22 +56,10 @@ function firstNewToken(tokens: number[], from: number): number {
   return tokens[k]!;
 }
 
-async function start(args: string[], cmd: string, baseUrl: string): Promise<OpenAiSamplingEngine> {
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  servers.push(child);
-  const keep = (d: Buffer): void => { output = (output + d.toString()).slice(-4000); };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${cmd} exited with code ${child.exitCode}: ${output}`);
-    try {
-      return await OpenAiSamplingEngine.open({ baseUrl, model: 'tiny', modelDir: model });
-    } catch (err) {
-      if (Date.now() > deadline) throw new Error(`${cmd} did not answer within a minute (${(err as Error).message}): ${output}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
+/** A server started in its own process group (test-server.ts), answering `readyUrl`, opened as an engine. */
+async function start(server: Omit<TestServerOptions, 'timeoutMs'>, baseUrl: string): Promise<OpenAiSamplingEngine> {
+  servers.push(await startTestServer({ ...server, timeoutMs: 60_000 }));
+  return OpenAiSamplingEngine.open({ baseUrl, model: 'tiny', modelDir: model });
 }
 
 before(async () => {
@@ -90,19 +78,17 @@ before(async () => {
   const gguf = join(work, 'model.gguf');
   execFileSync(python, [join(repoRoot, 'scripts/hf-to-gguf.py'), model, gguf]);
   const [p1, p2] = [await freePort(), await freePort()];
-  native = await start(['-m', gguf, '--alias', 'tiny', '--host', '127.0.0.1', '--port', String(p1), '-c', '512', '-t', '1', '-np', '1', '--cache-type-k', 'f32', '--cache-type-v', 'f32', '-fa', 'off'], llamaServer, `http://127.0.0.1:${p1}/v1`);
+  // llama-server's /health answers 503 while it loads the model and 200 once it serves.
+  native = await start({ what: 'llama-server', python, program: llamaServer, readyUrl: `http://127.0.0.1:${p1}/health`,
+    args: ['-m', gguf, '--alias', 'tiny', '--host', '127.0.0.1', '--port', String(p1), '-c', '512', '-t', '1', '-np', '1', '--cache-type-k', 'f32', '--cache-type-v', 'f32', '-fa', 'off'] }, `http://127.0.0.1:${p1}/v1`);
   textOnlyUrl = `http://127.0.0.1:${p2}/v1`;
-  textOnly = await start(['-m', 'llama_cpp.server', '--model', gguf, '--model_alias', 'tiny', '--host', '127.0.0.1', '--port', String(p2),
-    '--n_ctx', '512', '--n_threads', '1', '--n_threads_batch', '1', '--type_k', '0', '--type_v', '0', '--flash_attn', 'False', '--verbose', 'False'], python, textOnlyUrl);
+  textOnly = await start({ what: 'llama_cpp.server', python, readyUrl: `${textOnlyUrl}/models`,
+    args: ['-m', 'llama_cpp.server', '--model', gguf, '--model_alias', 'tiny', '--host', '127.0.0.1', '--port', String(p2),
+      '--n_ctx', '512', '--n_threads', '1', '--n_threads_batch', '1', '--type_k', '0', '--type_v', '0', '--flash_attn', 'False', '--verbose', 'False'] }, textOnlyUrl);
 });
 
 after(async () => {
-  for (const s of servers) {
-    if (s.exitCode === null) {
-      s.kill('SIGTERM');
-      await new Promise((r) => s.once('exit', r));
-    }
-  }
+  for (const s of servers) await s.stop();
   await embedded?.dispose();
   if (work) rmSync(work, { recursive: true, force: true });
 });

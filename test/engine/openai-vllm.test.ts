@@ -8,21 +8,21 @@
 // --vllm` (.venv-vllm), which CI runs; elsewhere, without it, this file skips (test/engine/vllm-helpers.ts).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadEngine, type Engine, type SampleParams } from '../../src/engine/index.ts';
 import { OpenAiSamplingEngine } from '../../src/engine/openai/engine.ts';
 import { freePort } from '../../src/engine/vllm/server.ts';
 import { repoRoot, tempDir } from './oracle-helpers.ts';
+import { startTestServer, type TestServer } from './test-server.ts';
 import { skipWithoutVllm, vllmPython } from './vllm-helpers.ts';
 
 const python = vllmPython;
 const skip = skipWithoutVllm;
 
 const work = skip ? '' : tempDir('openai-vllm');
-let server: ChildProcess | undefined;
-let output = '';
+let server: TestServer | undefined;
 let served: OpenAiSamplingEngine;
 let embedded: Engine;
 
@@ -32,35 +32,19 @@ before(async () => {
   // Hidden size 256: 64-wide heads (vLLM's CPU attention has no kernel for 8-wide ones).
   execFileSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'scripts/make-tiny-model.ts'), '--out', model, '--hidden-size', '256', '--seed', '3'], { cwd: repoRoot });
   const port = await freePort();
-  server = spawn(python, ['-m', 'vllm.entrypoints.openai.api_server', '--model', model, '--served-model-name', 'tiny', '--skip-tokenizer-init',
-    '--host', '127.0.0.1', '--port', String(port), '--dtype', 'float32', '--max-model-len', '512', '--max-num-seqs', '8'], {
-    env: { ...process.env, VLLM_CPU_KVCACHE_SPACE: '1', VLLM_CPU_OMP_THREADS_BIND: 'nobind', OMP_NUM_THREADS: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'], detached: true,
-  });
-  const keep = (d: Buffer): void => { output = (output + d.toString()).slice(-4000); };
-  server.stdout!.on('data', keep);
-  server.stderr!.on('data', keep);
   const baseUrl = `http://127.0.0.1:${port}/v1`;
-  const deadline = Date.now() + 300_000;
-  for (;;) {
-    if (server.exitCode !== null) throw new Error(`vLLM exited with code ${server.exitCode}: ${output}`);
-    try {
-      served = await OpenAiSamplingEngine.open({ baseUrl, model: 'tiny', modelDir: model });
-      break;
-    } catch (err) {
-      if (Date.now() > deadline) throw new Error(`vLLM did not answer within 5 minutes (${(err as Error).message}): ${output}`);
-      await new Promise((r) => setTimeout(r, 1000));
-    }
-  }
+  server = await startTestServer({
+    what: 'vLLM', python, readyUrl: `${baseUrl}/models`, timeoutMs: 300_000,
+    args: ['-m', 'vllm.entrypoints.openai.api_server', '--model', model, '--served-model-name', 'tiny', '--skip-tokenizer-init',
+      '--host', '127.0.0.1', '--port', String(port), '--dtype', 'float32', '--max-model-len', '512', '--max-num-seqs', '8'],
+    env: { ...process.env, VLLM_CPU_KVCACHE_SPACE: '1', VLLM_CPU_OMP_THREADS_BIND: 'nobind', OMP_NUM_THREADS: '1' },
+  });
+  served = await OpenAiSamplingEngine.open({ baseUrl, model: 'tiny', modelDir: model });
   embedded = await loadEngine(model);
 });
 
 after(async () => {
-  if (server?.pid !== undefined && server.exitCode === null) {
-    // The server's own process group (its engine core and worker are its children).
-    process.kill(-server.pid, 'SIGTERM');
-    await new Promise((r) => server!.once('exit', r));
-  }
+  await server?.stop(); // its process group: the API server, its engine core and worker
   await embedded?.dispose();
   if (work) rmSync(work, { recursive: true, force: true });
 });

@@ -12,7 +12,7 @@
 // attention needs 64-wide heads) and the students' character tokenizer.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
@@ -23,6 +23,7 @@ import { buildTask } from '../../src/run/setup.ts';
 import { openTeacher } from '../../src/run/teacher.ts';
 import { runCli } from '../cli/spawn-cli.ts';
 import { repoRoot, tempDir } from './oracle-helpers.ts';
+import { startTestServer } from './test-server.ts';
 import { skipWithoutVllm, vllmPython } from './vllm-helpers.ts';
 import { adapterDiff } from './adapter-diff.ts';
 
@@ -162,29 +163,14 @@ test('marft train with teacher.engine openai at a real llama-server (no prompt l
   const gguf = join(dir, 'teacher.gguf');
   execFileSync(llamaPython, [join(repoRoot, 'scripts/hf-to-gguf.py'), teacherDir, gguf]);
   const port = await freePort();
-  const server: ChildProcess = spawn(llamaServer, ['-m', gguf, '--alias', 'tiny', '--host', '127.0.0.1', '--port', String(port), '-c', '4096', '-t', '1', '-np', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const keep = (d: Buffer): void => { output = (output + d.toString()).slice(-4000); };
-  server.stdout!.on('data', keep);
-  server.stderr!.on('data', keep);
+  const url = `http://127.0.0.1:${port}/v1`;
+  const server = await startTestServer({ what: 'llama-server', python: llamaPython, program: llamaServer, readyUrl: `http://127.0.0.1:${port}/health`, timeoutMs: 60_000,
+    args: ['-m', gguf, '--alias', 'tiny', '--host', '127.0.0.1', '--port', String(port), '-c', '4096', '-t', '1', '-np', '1'] });
   try {
-    const url = `http://127.0.0.1:${port}/v1`;
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      if (server.exitCode !== null) assert.fail(`llama-server exited with code ${server.exitCode}: ${output}`);
-      try {
-        if ((await fetch(`${url}/models`, { signal: AbortSignal.timeout(2000) })).ok) break;
-      } catch { /* not listening yet */ }
-      if (Date.now() > deadline) assert.fail(`llama-server did not answer within a minute: ${output}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
     const runDir = join(dir, 'llama');
     const r = await trainStep(runDir, ['teacher.engine=openai', `teacher.url=${url}`]);
     assertRefusedBeforeAnyStep(r, runDir, new RegExp(`^marft train: teacher\\.engine: openai: cannot be the teacher, which scores the students' tokens: http://127\\.0\\.0\\.1:${port}/v1 cannot score a given sequence: its completions carry no prompt log-probs \\(vLLM's prompt_logprobs; llama\\.cpp's llama-server has none\\)$`, 'm'));
   } finally {
-    if (server.exitCode === null) {
-      server.kill('SIGTERM');
-      await new Promise((r) => server.once('exit', r));
-    }
+    await server.stop();
   }
 });

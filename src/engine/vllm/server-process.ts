@@ -42,6 +42,17 @@ export function spawnServerGroup(python: string, args: string[], env: NodeJS.Pro
   return spawn(python, ['-c', PRELUDE, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
 }
 
+/** Becomes the program named by its first argument: what spawnProgramGroup hands the prelude. */
+const EXEC_PROGRAM = 'import os, sys; os.execv(sys.argv[1], sys.argv[1:])';
+
+/**
+ * spawnServerGroup for a server that is a program (llama.cpp's llama-server), not a Python module:
+ * `python` runs the prelude (its watcher) and then becomes `program ARGS…`, leading the same group.
+ */
+export function spawnProgramGroup(python: string, program: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  return spawnServerGroup(python, ['-c', EXEC_PROGRAM, program, ...args], env);
+}
+
 /**
  * Ends a group that spawnServerGroup started: SIGTERM to the whole group, SIGKILL to what is left after
  * WATCHER_GRACE_S seconds; resolves when the leader has exited (at once when it already has).
