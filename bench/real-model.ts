@@ -129,6 +129,15 @@ async function vllmSample(modelDir: string, prompts: number[][], newTokens: numb
 
 interface Rate { ms: number; tokens: number; perS: number }
 
+/**
+ * Tokens per second: whole from 100 up, 3 significant digits below, so that a slow rate (the test's
+ * few tokens on a loaded machine: 8 tokens in 17 s) is written as 0.471, not as 0.
+ */
+function perSecond(tokens: number, ms: number): number {
+  const r = tokens / (ms / 1000);
+  return r >= 100 ? Math.round(r) : Number(r.toPrecision(3));
+}
+
 /** `work` on the model loaded afresh with these sampler options, disposed after. */
 async function onFreshEngine<T>(modelDir: string, options: EmbeddedEngineOptions, work: (e: Engine) => Promise<T>): Promise<T> {
   const e = await loadEngine(modelDir, options);
@@ -157,7 +166,7 @@ async function main(): Promise<void> {
   const vocab = engine.info.vocabSize;
   const loraTokens = Array.from({ length: LORA_B }, (_, b) => Array.from({ length: LORA_T + 1 }, (_, t) => (b * 7919 + t * 104729 + 17) % vocab));
   const peakMb = (): number => process.resourceUsage().maxRSS / 1024;
-  const rate = (ms: number | null | undefined): number | null => (ms == null ? null : Math.round((promptCount * newTokens) / (ms / 1000)));
+  const rate = (ms: number | null | undefined): number | null => (ms == null ? null : perSecond(promptCount * newTokens, ms));
   console.log(`model ${modelDir}: vocabulary ${vocab}; ${promptCount} prompts of ${Math.min(...prompts.map((p) => p.length))}-${Math.max(...prompts.map((p) => p.length))} tokens × ${newTokens} new tokens; marft on ${threadCount()} threads`);
 
   // marft: sampling, then the LoRA step.
@@ -212,7 +221,7 @@ async function main(): Promise<void> {
       let tokens = 0;
       for (let k = 0; k < prompts.length; k += chunk) tokens += (await e.sample({ kind: 'base' }, prompts.slice(k, k + chunk), { ...stopParams, seed: stopParams.seed + k })).reduce((n, r) => n + r.tokens.length, 0);
       const ms = performance.now() - c0;
-      return { ms, tokens, perS: Math.round(tokens / (ms / 1000)) };
+      return { ms, tokens, perS: perSecond(tokens, ms) };
     });
     const uncapped = await timed(0, prompts.length), continuous = await timed(cap, prompts.length), chunks = await timed(0, cap);
     const show = (r: Rate): string => `${(r.ms / 1000).toFixed(1)} s, ${r.tokens} tokens, ${r.perS} tokens/s`;
@@ -221,7 +230,7 @@ async function main(): Promise<void> {
     return { uncapped, continuous, chunks };
   })();
 
-  const groupRate = (ms: number | undefined): number | null => (ms === undefined ? null : Math.round((groupPrompts * G * groupNew) / (ms / 1000)));
+  const groupRate = (ms: number | undefined): number | null => (ms === undefined ? null : perSecond(groupPrompts * G * groupNew, ms));
 
   // transformers + PEFT, in their own process.
   interface TransformersSide { sample_ms: number; lora_step_ms: number; peak_rss_mb: number; threads: number; torch: string; transformers: string }
