@@ -3,13 +3,9 @@
 // process group with a watcher that ends the group when the test process ends, however it ends, so
 // an interrupted test run leaves no server holding the machine's cores; the start-up wait (exit while
 // starting, a timeout with the server's last output) is marft's own.
-import type { ChildProcess } from 'node:child_process';
 import { spawnProgramGroup, spawnServerGroup, stopServerGroup, waitUntilServing } from '../../src/engine/vllm/server-process.ts';
 
 export interface TestServer {
-  child: ChildProcess;
-  /** The server's last 4,000 characters of output. */
-  output: () => string;
   /** Ends the server's process group; resolves once it has exited. */
   stop: () => Promise<void>;
 }
@@ -37,5 +33,5 @@ export async function startTestServer(o: TestServerOptions): Promise<TestServer>
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
   await waitUntilServing(child, { what: o.what, readyUrl: o.readyUrl, timeoutMs: o.timeoutMs, pollMs: 250, lastOutput: () => output });
-  return { child, output: () => output, stop: () => stopServerGroup(child) };
+  return { stop: () => stopServerGroup(child) };
 }
