@@ -171,7 +171,7 @@ export const configSchema = obj('a MARFT training run', {
     microBatchTokens: int('cap on the tokens of one forward/backward micro-batch', 32768, 1, BOUND.microBatch),
     checkpointEvery: int('write a checkpoint every N steps (and at the end)', 10, 1, BOUND.steps),
     keepCheckpoints: int('checkpoints kept on disk (older ones are deleted)', 2, 1, BOUND.checkpoints),
-    evalEvery: int('also score held-out problems every N steps (eval_score in metrics.jsonl; 0 = never between). A run always scores them before its first step and after its last (RUN/evaluations.json, eval_before and eval_after in marft train’s final line)', 0, 0, BOUND.steps),
+    evalEvery: int('also score held-out problems every N steps (eval_score in metrics.jsonl; 0 = never between). A run scores them before its first step and after its last (RUN/evaluations.json, eval_before and eval_after in marft train’s final line) unless marft train is given --no-eval', 0, 0, BOUND.steps),
   }),
   eval: obj('held-out evaluation (spec section 7)', {
     protocol: oneOf(`a paper's evaluation protocol (docs/training.md, "Evaluation protocols"); it supplies the eval keys left out and refuses a decoding key written otherwise: ${Object.entries(EVAL_PROTOCOLS).map(([n, p]) => `${n}: ${p.description}`).join('; ')}; custom: the eval keys as written`, EVAL_PROTOCOL_NAMES, 'custom'),

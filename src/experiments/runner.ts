@@ -142,9 +142,11 @@ async function runPlan(exp: Experiment, opts: ExperimentOptions, out: string, lo
         const t0 = Date.now();
         log(`experiment: train ${name}: start (${statusText(run)})`);
         await writing(run.runDir, () => mkdir(run.runDir, { recursive: true }));
+        // --no-eval: the run's checkpoint is scored below by `marft eval` on every column; the
+        // trainer's own scoring before the first step and after the last would only repeat it.
         const args = status.kind === 'partial'
-          ? ['train', '--resume', run.runDir, '--no-progress']
-          : ['train', run.row.config, '--run-dir', run.runDir, '--no-progress', ...sets.flatMap((s) => ['--set', s])];
+          ? ['train', '--resume', run.runDir, '--no-progress', '--no-eval']
+          : ['train', run.row.config, '--run-dir', run.runDir, '--no-progress', '--no-eval', ...sets.flatMap((s) => ['--set', s])];
         const result = await runMarft(`row ${run.row.name} seed ${run.seed}`, args);
         checkpoint = String(result.checkpoint);
         log(`experiment: train ${name}: done in ${seconds(t0)} (${config.train.steps} steps, score_mean ${result.score_mean})`);

@@ -128,6 +128,8 @@ test('the experiment trains 2 rows × 2 seeds, evaluates each once, and reports 
     assert.equal(r.perSeed.length, 2);
     assert.equal(r.checkpoint, join(whole, 'runs', r.row, `seed-${r.seed}`, 'checkpoints', 'step-000002'));
     assert.equal(readFileSync(join(whole, 'runs', r.row, `seed-${r.seed}`, 'metrics.jsonl'), 'utf8').trim().split('\n').length, 2);
+    // Scored once, by `marft eval` on the column: the trainer's own before/after scoring is skipped (--no-eval).
+    assert.equal(existsSync(join(whole, 'runs', r.row, `seed-${r.seed}`, 'evaluations.json')), false, 'the run was trained with --no-eval');
   }
   assert.equal(wholeRun.stderr.match(/^experiment: train \S+ seed \d: done in \d+\.\d s/gm)?.length, 4, wholeRun.stderr);
   assert.equal(wholeRun.stderr.match(/^experiment: eval \S+ seed \d on coordination: done in \d+\.\d s, score /gm)?.length, 4, wholeRun.stderr);

@@ -21,8 +21,8 @@ import { openTeacher } from '../../run/teacher.ts';
 import { train } from '../../run/train.ts';
 import { planFor } from '../../algorithms/check.ts';
 
-const HELP = `usage: marft train CONFIG --run-dir DIR [--set KEY=VALUE ...] [--no-progress] [--outlive-parent]
-       marft train --resume DIR [--set KEY=VALUE ...] [--accept-config-change] [--no-progress] [--outlive-parent]
+const HELP = `usage: marft train CONFIG --run-dir DIR [--set KEY=VALUE ...] [--no-eval] [--no-progress] [--outlive-parent]
+       marft train --resume DIR [--set KEY=VALUE ...] [--accept-config-change] [--no-eval] [--no-progress] [--outlive-parent]
 
 Trains the agents of CONFIG (YAML or JSON, see docs/config.md) with the configured algorithm
 (algorithm: mas-opd distils them from the model at teacher.path, docs/mas-opd.md).
@@ -45,6 +45,10 @@ step in flight is finished and checkpointed, and one line says how to resume; th
   --accept-config-change    with --resume: continue with a configuration that differs from the
                             checkpoint's (an edited config.json); --set implies it. The change is
                             recorded in DIR/config-changes.jsonl
+  --no-eval                 skip the held-out scoring before the first step and after the last
+                            (no evaluations.json is written; eval_before and eval_after are null):
+                            for a caller that scores the checkpoint itself, as marft experiment
+                            does. Training is the same with or without it
   --no-progress             nothing on stderr while training (no bar, no progress lines)
   --outlive-parent          keep training when the process that started marft exits, and ignore
                             SIGHUP (for a run meant to go on alone, nohup-style)`;
@@ -92,7 +96,7 @@ export async function run(args: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  const parsed = parseArgs(args, { string: ['run-dir', 'resume'], repeatable: ['set'], boolean: ['no-progress', 'accept-config-change', 'outlive-parent'] });
+  const parsed = parseArgs(args, { string: ['run-dir', 'resume'], repeatable: ['set'], boolean: ['no-progress', 'no-eval', 'accept-config-change', 'outlive-parent'] });
   const resumeDir = stringFlag(parsed, 'resume');
   const sets = listFlag(parsed, 'set');
   let runDir: string | undefined;
@@ -152,7 +156,7 @@ export async function run(args: string[]): Promise<number> {
       teacher = await openTeacher(config, bundle.task, bundle.buildTeacher);
       // --set on a resumed run is an explicit change of its configuration (recorded by the trainer).
       const acceptConfigChange = resumeDir !== undefined && (sets.length > 0 || parsed.flags.has('accept-config-change'));
-      const result = await train({ config, engine, task: bundle.task, runDir, progress: parsed.flags.has('no-progress') ? false : undefined, acceptConfigChange, lock, stop: stop.signal, ...(teacher ? { teacher } : {}) });
+      const result = await train({ config, engine, task: bundle.task, runDir, progress: parsed.flags.has('no-progress') ? false : undefined, evaluateBeforeAfter: !parsed.flags.has('no-eval'), acceptConfigChange, lock, stop: stop.signal, ...(teacher ? { teacher } : {}) });
       const last = result.metrics[result.metrics.length - 1];
       console.log(JSON.stringify({ runDir, steps: result.metrics.length, resumedFrom: result.resumedFrom, checkpoint: result.checkpoint, score_mean: last?.score_mean ?? null, eval_before: result.evalBefore?.score ?? null, eval_after: result.evalAfter?.score ?? null }));
     } finally {
